@@ -1,0 +1,118 @@
+# mprof - memory profiler for native Linux programs.
+# make            build ./mprof-tui (and ./libmprof.so)
+# make deps       install the Debian build dependencies (apt-get) when missing
+# make check      deps, build, every test; last line "N passed, N failed"
+# make bench      performance figures with their targets
+# make demo       open the bundled example profile
+# make install    PREFIX=/usr/local DESTDIR=
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= cc
+PKGS    := ncursesw libdw libelf libunwind libunwind-ptrace zlib
+OPT     ?= -O2 -g
+CFLAGS  ?= $(OPT)
+CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -I. -MMD -MP
+ifeq ($(SANITIZE),1)
+CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+endif
+B       := build
+
+# Every module lists its own sources in its fragment: one place per folder.
+CORE_SRC    := $(wildcard core/*.c)
+SYM_SRC     := $(wildcard symbols/*.c)
+TUI_SRC     := $(wildcard tui/*.c)
+CONSUMER_SRC :=
+HOOK_SRC    :=
+HOOK_LIBS   :=
+-include attach/attach.mk
+
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+NCURSES_LIBS = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
+DW_LIBS     = $(shell pkg-config --libs libdw libelf 2>/dev/null || echo -ldw -lelf)
+Z_LIBS      = $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
+UNW_LIBS    = $(shell pkg-config --libs libunwind-ptrace libunwind-generic 2>/dev/null)
+CORE_LIBS   = $(Z_LIBS) -lm -lpthread
+SYM_LIBS    = $(DW_LIBS)
+
+CORE_OBJ     := $(CORE_SRC:%.c=$(B)/%.o)
+SYM_OBJ      := $(SYM_SRC:%.c=$(B)/%.o)
+TUI_OBJ      := $(TUI_SRC:%.c=$(B)/%.o)
+CONSUMER_OBJ := $(CONSUMER_SRC:%.c=$(B)/%.o)
+HOOK_OBJ     := $(HOOK_SRC:%.c=$(B)/pic/%.o)
+
+all: mprof-tui $(if $(HOOK_SRC),libmprof.so)
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
+
+# The hook is built position-independent and without sanitizers: it runs in
+# other people's processes.
+$(B)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(filter-out -fsanitize=%,$(CFLAGS)) $(PKG_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+$(B)/libmprof-core.a: $(CORE_OBJ)
+	@mkdir -p $(B)
+	rm -f $@ && ar rcs $@ $^
+$(B)/libmprof-sym.a: $(SYM_OBJ) $(CONSUMER_OBJ)
+	@mkdir -p $(B)
+	rm -f $@ && ar rcs $@ $^ $(if $^,,)
+
+LIBS_ALL = $(B)/libmprof-sym.a $(B)/libmprof-core.a $(SYM_LIBS) $(UNW_LIBS) $(CORE_LIBS)
+
+mprof-tui: $(TUI_OBJ) $(B)/libmprof-sym.a $(B)/libmprof-core.a
+	$(CC) $(LDFLAGS) -o $@ $(TUI_OBJ) $(LIBS_ALL) $(NCURSES_LIBS)
+
+libmprof.so: $(HOOK_OBJ)
+	$(CC) -shared -fPIC -o $@ $(HOOK_OBJ) $(HOOK_LIBS) -ldl -lpthread -Wl,-z,nodelete
+
+# ---- tests ----------------------------------------------------------------
+UNIT_SRC := $(wildcard test/unit/*.c)
+UNIT_BIN := $(UNIT_SRC:test/unit/%.c=$(B)/test/%)
+TEST_HELPERS := $(wildcard test/unit/helpers/*.c)
+
+$(B)/test/%: test/unit/%.c $(TEST_HELPERS) $(B)/libmprof-sym.a $(B)/libmprof-core.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(TEST_HELPERS) $(LIBS_ALL) $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+tests: all $(UNIT_BIN) tools
+tools: $(B)/tools/gen_v1
+
+$(B)/tools/%: test/tools/%.c $(B)/libmprof-core.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(B)/libmprof-core.a $(CORE_LIBS)
+
+deps:
+	@sh test/deps.sh
+
+check: deps
+	@$(MAKE) --no-print-directory tests
+	@sh test/run.sh
+
+bench: all tools
+	@sh test/bench/run.sh
+
+demo: all
+	./mprof-tui test/data/test_mem.pro
+
+fuzz:
+	@echo "fuzz targets: see issue 10"
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/man/man3 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 755 mprof-tui $(DESTDIR)$(PREFIX)/bin/
+	if [ -f libmprof.so ]; then install -m 755 libmprof.so $(DESTDIR)$(PREFIX)/lib/; fi
+	install -m 644 man/mprof-tui.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/mprof-pro.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	if [ -f man/libmprof.3 ]; then install -m 644 man/libmprof.3 $(DESTDIR)$(PREFIX)/share/man/man3/; fi
+
+clean:
+	rm -rf $(B) mprof-tui libmprof.so
+
+.PHONY: all deps check tests tools bench demo fuzz install clean
+.SECONDARY:
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

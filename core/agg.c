@@ -1,0 +1,236 @@
+/* agg.c - node maps and the flat/cum aggregation. */
+#include "core/agg.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* name -> node id + 1 (0 = empty slot), open addressing. */
+typedef struct name_ix {
+	uint32_t *slot;
+	size_t mask, used;
+} name_ix;
+
+static int grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t c = *cap ? *cap : 64;
+	while (c < need)
+		c *= 2;
+	void *nv = realloc(*v, c * elem);
+	if (!nv)
+		return -1;
+	*v = nv;
+	*cap = c;
+	return 0;
+}
+
+static uint32_t str_add(prof_nodemap *m, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	if (m->strs_len + n > UINT32_MAX - 1 || grow((void **)&m->strs, &m->strs_cap, m->strs_len + n, 1))
+		return UINT32_MAX;
+	uint32_t off = (uint32_t)m->strs_len;
+	memcpy(m->strs + off, s, n);
+	m->strs_len += n;
+	return off;
+}
+
+static size_t name_hash(const char *s)
+{
+	size_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static int ix_grow(const prof_nodemap *m, name_ix *ix)
+{
+	size_t slots = ix->slot ? (ix->mask + 1) * 2 : 1024;
+	uint32_t *ns = calloc(slots, sizeof(*ns));
+	if (!ns)
+		return -1;
+	for (size_t i = 0; ix->slot && i <= ix->mask; i++) {
+		if (!ix->slot[i])
+			continue;
+		size_t h = name_hash(nodemap_name(m, ix->slot[i] - 1)) & (slots - 1);
+		while (ns[h])
+			h = (h + 1) & (slots - 1);
+		ns[h] = ix->slot[i];
+	}
+	free(ix->slot);
+	ix->slot = ns;
+	ix->mask = slots - 1;
+	return 0;
+}
+
+int nodemap_begin(prof_nodemap *m, uint32_t nframes)
+{
+	memset(m, 0, sizeof(*m));
+	m->nframes = nframes;
+	m->off = calloc((size_t)nframes + 1, sizeof(*m->off));
+	m->index = calloc(1, sizeof(name_ix));
+	if (!m->off || !m->index || ix_grow(m, m->index)) {
+		nodemap_free(m);
+		return -1;
+	}
+	return 0;
+}
+
+uint32_t nodemap_node(prof_nodemap *m, const char *name, uint8_t flags)
+{
+	name_ix *ix = m->index;
+	if (!ix)
+		return UINT32_MAX;
+	size_t h = name_hash(name) & ix->mask;
+	while (ix->slot[h]) {
+		if (!strcmp(nodemap_name(m, ix->slot[h] - 1), name))
+			return ix->slot[h] - 1;
+		h = (h + 1) & ix->mask;
+	}
+	size_t cap = m->nnodes_cap;
+	if (grow((void **)&m->name, &cap, (size_t)m->nnodes + 1, sizeof(*m->name)))
+		return UINT32_MAX;
+	if (cap != m->nnodes_cap) {
+		uint8_t *nf = realloc(m->flags, cap);
+		if (!nf)
+			return UINT32_MAX;
+		m->flags = nf;
+		m->nnodes_cap = cap;
+	}
+	uint32_t s = str_add(m, name);
+	if (s == UINT32_MAX)
+		return UINT32_MAX;
+	uint32_t id = m->nnodes++;
+	m->name[id] = s;
+	m->flags[id] = flags;
+	ix->slot[h] = id + 1;
+	if (++ix->used * 2 > ix->mask && ix_grow(m, ix))
+		return UINT32_MAX;
+	return id;
+}
+
+int nodemap_push(prof_nodemap *m, uint32_t node)
+{
+	if (grow((void **)&m->nodes, &m->nodes_cap, m->nodes_len + 1, sizeof(*m->nodes)))
+		return -1;
+	m->nodes[m->nodes_len++] = node;
+	return 0;
+}
+
+void nodemap_end_frame(prof_nodemap *m)
+{
+	if (m->cur < m->nframes)
+		m->off[++m->cur] = (uint32_t)m->nodes_len;
+}
+
+void nodemap_free(prof_nodemap *m)
+{
+	name_ix *ix = m->index;
+	if (ix)
+		free(ix->slot);
+	free(ix);
+	free(m->off);
+	free(m->nodes);
+	free(m->name);
+	free(m->flags);
+	free(m->strs);
+	memset(m, 0, sizeof(*m));
+}
+
+int nodemap_by_address(prof_nodemap *m, const prof *p)
+{
+	char buf[32];
+	if (nodemap_begin(m, (uint32_t)p->frames.len))
+		return -1;
+	/* Frames are distinct addresses, so one node each; names may repeat
+	 * (v1 truncation), so nodes are not keyed by name here. */
+	m->name = malloc((p->frames.len ? p->frames.len : 1) * sizeof(*m->name));
+	m->flags = calloc(p->frames.len ? p->frames.len : 1, 1);
+	m->nodes = malloc((p->frames.len ? p->frames.len : 1) * sizeof(*m->nodes));
+	if (!m->name || !m->flags || !m->nodes) {
+		nodemap_free(m);
+		return -1;
+	}
+	m->nnodes_cap = m->nodes_cap = p->frames.len;
+	for (uint32_t f = 0; f < p->frames.len; f++) {
+		uint32_t s = str_add(m, prof_frame_name(p, f, buf, sizeof(buf)));
+		if (s == UINT32_MAX) {
+			nodemap_free(m);
+			return -1;
+		}
+		m->name[f] = s;
+		m->nodes[f] = f;
+		m->off[f + 1] = f + 1;
+	}
+	m->nnodes = (uint32_t)p->frames.len;
+	m->nodes_len = p->frames.len;
+	m->cur = m->nframes;
+	return 0;
+}
+
+int agg_compute(agg *a, const prof *p, const prof_nodemap *m)
+{
+	memset(a, 0, sizeof(*a));
+	a->nnodes = m->nnodes;
+	size_t n = m->nnodes ? m->nnodes : 1;
+	a->v = calloc(n, sizeof(*a->v));
+	a->flags = calloc(n, 1);
+	/* Last-seen stamp per node: counts a node once per stack without sets. */
+	uint32_t *stamp = calloc(n, sizeof(*stamp));
+	if (!a->v || !a->flags || !stamp) {
+		free(stamp);
+		agg_free(a);
+		return -1;
+	}
+	for (size_t i = 0; i < p->samples.len; i++) {
+		const prof_sample *s = &p->samples.v[i];
+		int64_t v[AGG_NMETRIC];
+		agg_sample_vals(s, v);
+		/* The reference drops samples with nothing in use from inuse views. */
+		int inuse = v[AGG_INUSE_BYTES] != 0 || v[AGG_INUSE_OBJS] != 0;
+		uint8_t seen = AGG_SEEN_ALLOC | (inuse ? AGG_SEEN_INUSE : 0);
+		uint8_t leaf = AGG_LEAF_ALLOC | (inuse ? AGG_LEAF_INUSE : 0);
+		a->nsamples[0] += inuse;
+		a->nsamples[1]++;
+		for (int k = 0; k < AGG_NMETRIC; k++)
+			a->total[k] += v[k];
+		const prof_stack *st = &p->stacks.v[s->stack];
+		const uint32_t *fr = p->stack_frames.v + st->off;
+		uint32_t mark = (uint32_t)i + 1;
+		int first = 1;
+		for (uint32_t d = 0; d < st->depth; d++) {
+			uint32_t f = fr[d];
+			for (uint32_t k = m->off[f]; k < m->off[f + 1]; k++) {
+				uint32_t node = m->nodes[k];
+				agg_vals *nv = &a->v[node];
+				if (first) {
+					first = 0;
+					a->flags[node] |= leaf;
+					nv->flat[0] += v[0];
+					nv->flat[1] += v[1];
+					nv->flat[2] += v[2];
+					nv->flat[3] += v[3];
+				}
+				if (stamp[node] == mark)
+					continue;
+				stamp[node] = mark;
+				a->flags[node] |= seen;
+				nv->cum[0] += v[0];
+				nv->cum[1] += v[1];
+				nv->cum[2] += v[2];
+				nv->cum[3] += v[3];
+			}
+		}
+	}
+	free(stamp);
+	return 0;
+}
+
+void agg_free(agg *a)
+{
+	free(a->v);
+	free(a->flags);
+	memset(a, 0, sizeof(*a));
+}

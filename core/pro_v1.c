@@ -1,0 +1,179 @@
+/* pro_v1.c - skynet-mprof's .pro format (v1): reader and writer.
+ * Big-endian; u32 body_len, u32 nfuncs, {u8 len, name, u64 id}*, then
+ * samples {u32 alloc_objs, alloc_bytes, free_objs, free_bytes, depth,
+ * depth x u64 pc} until EOF. man/mprof-pro.5 has the details. */
+#include "core/load.h"
+#include "core/wbuf.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static inline uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint64_t be64(const uint8_t *p)
+{
+	return (uint64_t)be32(p) << 32 | be32(p + 4);
+}
+
+#define DROP_EVERY (16u << 20)
+
+int pro_v1_read(prof *p, const prof_src *src, prof_error *err)
+{
+	const uint8_t *d = src->data;
+	size_t len = src->len, off = 0;
+	const char *name = src->name;
+
+	p->meta.format = PROF_FMT_V1;
+	if (len < 8) {
+		prof_errorf(err, "%s: offset 0: file too short for a skynet-mprof header (%zu bytes)", name, len);
+		return -1;
+	}
+	uint32_t body = be32(d);
+	if ((uint64_t)body + 4 != len) {
+		prof_errorf(err, "%s: offset 0: length field says %llu bytes, the file has %zu",
+			    name, (unsigned long long)body + 4, len);
+		return -1;
+	}
+	uint32_t nfuncs = be32(d + 4);
+	off = 8;
+	/* Each function entry takes at least 9 bytes: refuse absurd counts early. */
+	if ((uint64_t)nfuncs * 9 > len - off) {
+		prof_errorf(err, "%s: offset 4: %u functions cannot fit in %zu bytes", name, nfuncs, len - off);
+		return -1;
+	}
+	for (uint32_t i = 0; i < nfuncs; i++) {
+		if (len - off < 1) {
+			prof_errorf(err, "%s: offset %zu: function %u runs past the end", name, off, i);
+			return -1;
+		}
+		size_t nl = d[off];
+		if (len - off - 1 < nl + 8) {
+			prof_errorf(err, "%s: offset %zu: function %u (name of %zu bytes) runs past the end",
+				    name, off, i, nl);
+			return -1;
+		}
+		uint64_t id = be64(d + off + 1 + nl);
+		uint32_t f = prof_frame_intern(p, id);
+		uint32_t s = f == PROF_NONE ? PROF_NONE : prof_str(p, (const char *)d + off + 1, nl);
+		if (s == PROF_NONE)
+			goto nomem;
+		p->frames.v[f].name = s;
+		off += 1 + nl + 8;
+	}
+	size_t dropped = 0;
+	while (off < len) {
+		if (len - off < 20) {
+			prof_errorf(err, "%s: offset %zu: sample header runs past the end", name, off);
+			goto fail;
+		}
+		const uint8_t *h = d + off;
+		uint32_t depth = be32(h + 16);
+		if ((uint64_t)depth * 8 > len - off - 20) {
+			prof_errorf(err, "%s: offset %zu: sample depth %u runs past the end", name, off + 16, depth);
+			goto fail;
+		}
+		uint32_t *dst = prof_stack_begin(p, depth);
+		if (!dst)
+			goto nomem;
+		const uint8_t *pc = h + 20;
+		for (uint32_t i = 0; i < depth; i++, pc += 8) {
+			uint32_t f = prof_frame_intern(p, be64(pc));
+			if (f == PROF_NONE)
+				goto nomem;
+			dst[i] = f;
+		}
+		uint32_t st = prof_stack_commit(p, depth);
+		if (st == PROF_NONE)
+			goto nomem;
+		uint32_t ao = be32(h), ab = be32(h + 4);
+		/* v1 buckets are keyed by (stack, size): size = bytes / objects. */
+		uint64_t size = ao ? ab / ao : 0;
+		if (prof_sample_add(p, st, size, ao, ab, be32(h + 8), be32(h + 12)))
+			goto nomem;
+		off += 20 + (size_t)depth * 8;
+		if (off - dropped >= DROP_EVERY) {
+			prof_src_drop(src, off);
+			dropped = off;
+		}
+	}
+	return 0;
+nomem:
+	prof_errorf(err, "%s: offset %zu: out of memory", name, off);
+fail:
+	return -1;
+}
+
+/* A backtrace_symbols-style name for a frame that has none, so the
+ * original tool can show where the address lives. */
+static size_t v1_name(const prof *p, const prof_frame *f, char *buf, size_t cap)
+{
+	int n;
+	if (f->name != PROF_NONE) {
+		n = snprintf(buf, cap, "%s", p->strs.v + f->name);
+	} else if (f->module != PROF_NONE && f->module < p->modules.len) {
+		const prof_module *m = &p->modules.v[f->module];
+		n = snprintf(buf, cap, "%s(+0x%llx) [0x%llx]", p->strs.v + m->path,
+			     (unsigned long long)(f->addr - m->base + m->offset),
+			     (unsigned long long)f->addr);
+	} else {
+		n = snprintf(buf, cap, "[0x%llx]", (unsigned long long)f->addr);
+	}
+	if (n < 0)
+		n = 0;
+	return (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
+int pro_v1_write(const prof *p, int fd, prof_error *err)
+{
+	wbuf *w = wbuf_open(fd);   /* mmap'd: the hook's threads have small stacks */
+	char name[512];
+	uint64_t body = 4;
+
+	for (size_t i = 0; i < p->frames.len; i++) {
+		size_t nl = v1_name(p, &p->frames.v[i], name, sizeof(name));
+		body += 1 + (nl > PRO_V1_NAME_MAX ? PRO_V1_NAME_MAX : nl) + 8;
+	}
+	for (size_t i = 0; i < p->samples.len; i++)
+		body += 20 + 8ull * p->stacks.v[p->samples.v[i].stack].depth;
+	if (body > UINT32_MAX) {
+		prof_errorf(err, "skynet v1 cannot hold %llu bytes (its length field is 32-bit)",
+			    (unsigned long long)body);
+		return -1;
+	}
+	if (!w) {
+		prof_errorf(err, "out of memory for the write buffer");
+		return -1;
+	}
+	wbuf_be32(w, (uint32_t)body);
+	wbuf_be32(w, (uint32_t)p->frames.len);
+	for (size_t i = 0; i < p->frames.len; i++) {
+		size_t nl = v1_name(p, &p->frames.v[i], name, sizeof(name));
+		if (nl > PRO_V1_NAME_MAX)
+			nl = PRO_V1_NAME_MAX;   /* the original truncates the same way */
+		uint8_t l = (uint8_t)nl;
+		wbuf_put(w, &l, 1);
+		wbuf_put(w, name, nl);
+		wbuf_be64(w, p->frames.v[i].addr);
+	}
+	for (size_t i = 0; i < p->samples.len; i++) {
+		const prof_sample *s = &p->samples.v[i];
+		const prof_stack *st = &p->stacks.v[s->stack];
+		/* v1 counters are 32-bit and wrap, exactly as the original's do. */
+		wbuf_be32(w, (uint32_t)s->alloc_objs);
+		wbuf_be32(w, (uint32_t)s->alloc_bytes);
+		wbuf_be32(w, (uint32_t)s->free_objs);
+		wbuf_be32(w, (uint32_t)s->free_bytes);
+		wbuf_be32(w, st->depth);
+		for (uint32_t k = 0; k < st->depth; k++)
+			wbuf_be64(w, p->frames.v[p->stack_frames.v[st->off + k]].addr);
+	}
+	int e = wbuf_close(w);
+	if (e) {
+		prof_errorf(err, "write failed: %s", strerror(e));
+		return -1;
+	}
+	return 0;
+}

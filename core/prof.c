@@ -1,0 +1,227 @@
+/* prof.c - the profile model's storage: pools, interning, lookups. */
+#include "core/prof.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Open-addressing addr -> frame index table; sized to a power of two. */
+typedef struct frame_index {
+	uint64_t *keys;
+	uint32_t *vals;   /* PROF_NONE marks an empty slot */
+	size_t mask, used;
+} frame_index;
+
+int prof_vec_grow_(void **v, size_t *cap, size_t len, size_t n, size_t elem)
+{
+	if (len + n <= *cap)
+		return 0;
+	size_t want = *cap ? *cap : 16;
+	while (want < len + n)
+		want *= 2;
+	void *nv = realloc(*v, want * elem);
+	if (!nv)
+		return -1;
+	*v = nv;
+	*cap = want;
+	return 0;
+}
+
+prof *prof_new(void)
+{
+	prof *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->meta.pid = -1;
+	p->meta.cmdline = PROF_NONE;
+	p->meta.scale = 1.0;
+	return p;
+}
+
+static void index_free(frame_index *ix)
+{
+	if (!ix)
+		return;
+	free(ix->keys);
+	free(ix->vals);
+	free(ix);
+}
+
+void prof_free(prof *p)
+{
+	if (!p)
+		return;
+	free(p->frames.v);
+	free(p->stack_frames.v);
+	free(p->stacks.v);
+	free(p->samples.v);
+	free(p->modules.v);
+	free(p->strs.v);
+	index_free(p->frame_index);
+	free(p);
+}
+
+uint32_t prof_str(prof *p, const char *s, size_t len)
+{
+	if (p->strs.len + len + 1 > UINT32_MAX - 1)
+		return PROF_NONE;
+	if (prof_vec_reserve(p->strs, len + 1))
+		return PROF_NONE;
+	uint32_t off = (uint32_t)p->strs.len;
+	memcpy(p->strs.v + off, s, len);
+	p->strs.v[off + len] = 0;
+	p->strs.len += len + 1;
+	return off;
+}
+
+static inline size_t addr_hash(uint64_t a)
+{
+	a ^= a >> 33;
+	a *= 0xff51afd7ed558ccdULL;
+	a ^= a >> 33;
+	return (size_t)a;
+}
+
+static int index_resize(frame_index *ix, size_t slots)
+{
+	uint64_t *keys = malloc(slots * sizeof(*keys));
+	uint32_t *vals = malloc(slots * sizeof(*vals));
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return -1;
+	}
+	memset(vals, 0xff, slots * sizeof(*vals));
+	size_t mask = slots - 1;
+	for (size_t i = 0; ix->keys && i <= ix->mask; i++) {
+		if (ix->vals[i] == PROF_NONE)
+			continue;
+		size_t h = addr_hash(ix->keys[i]) & mask;
+		while (vals[h] != PROF_NONE)
+			h = (h + 1) & mask;
+		keys[h] = ix->keys[i];
+		vals[h] = ix->vals[i];
+	}
+	free(ix->keys);
+	free(ix->vals);
+	ix->keys = keys;
+	ix->vals = vals;
+	ix->mask = mask;
+	return 0;
+}
+
+uint32_t prof_frame_find(const prof *p, uint64_t addr)
+{
+	const frame_index *ix = p->frame_index;
+	if (!ix)
+		return PROF_NONE;
+	size_t h = addr_hash(addr) & ix->mask;
+	while (ix->vals[h] != PROF_NONE) {
+		if (ix->keys[h] == addr)
+			return ix->vals[h];
+		h = (h + 1) & ix->mask;
+	}
+	return PROF_NONE;
+}
+
+uint32_t prof_frame_intern(prof *p, uint64_t addr)
+{
+	frame_index *ix = p->frame_index;
+	if (!ix) {
+		ix = calloc(1, sizeof(*ix));
+		if (!ix || index_resize(ix, 1024)) {
+			free(ix);
+			return PROF_NONE;
+		}
+		p->frame_index = ix;
+	}
+	size_t h = addr_hash(addr) & ix->mask;
+	while (ix->vals[h] != PROF_NONE) {
+		if (ix->keys[h] == addr)
+			return ix->vals[h];
+		h = (h + 1) & ix->mask;
+	}
+	if (p->frames.len >= PROF_NONE - 1 || prof_vec_reserve(p->frames, 1))
+		return PROF_NONE;
+	uint32_t id = (uint32_t)p->frames.len++;
+	p->frames.v[id] = (prof_frame){ .addr = addr, .name = PROF_NONE, .module = PROF_NONE };
+	ix->keys[h] = addr;
+	ix->vals[h] = id;
+	if (++ix->used * 2 > ix->mask + 1 && index_resize(ix, (ix->mask + 1) * 2))
+		return PROF_NONE;
+	return id;
+}
+
+uint32_t prof_stack_add(prof *p, const uint32_t *frames, uint32_t depth)
+{
+	uint32_t *dst = prof_stack_begin(p, depth);
+	if (!dst)
+		return PROF_NONE;
+	if (depth)
+		memcpy(dst, frames, depth * sizeof(*frames));
+	return prof_stack_commit(p, depth);
+}
+
+uint32_t *prof_stack_begin(prof *p, uint32_t depth)
+{
+	if (p->stack_frames.len + depth > UINT32_MAX || prof_vec_reserve(p->stack_frames, depth ? depth : 1))
+		return NULL;
+	return p->stack_frames.v + p->stack_frames.len;
+}
+
+uint32_t prof_stack_commit(prof *p, uint32_t depth)
+{
+	if (p->stacks.len >= PROF_NONE - 1 || prof_vec_reserve(p->stacks, 1))
+		return PROF_NONE;
+	uint32_t id = (uint32_t)p->stacks.len++;
+	p->stacks.v[id] = (prof_stack){ .off = (uint32_t)p->stack_frames.len, .depth = depth };
+	p->stack_frames.len += depth;
+	return id;
+}
+
+int prof_sample_add(prof *p, uint32_t stack, uint64_t size, uint64_t alloc_objs,
+		    uint64_t alloc_bytes, uint64_t free_objs, uint64_t free_bytes)
+{
+	if (prof_vec_reserve(p->samples, 1))
+		return -1;
+	p->samples.v[p->samples.len++] = (prof_sample){
+		.stack = stack, .size = size,
+		.alloc_objs = alloc_objs, .alloc_bytes = alloc_bytes,
+		.free_objs = free_objs, .free_bytes = free_bytes,
+	};
+	return 0;
+}
+
+uint32_t prof_module_add(prof *p, const char *path, const char *build_id,
+			 uint64_t base, uint64_t size, uint64_t offset)
+{
+	if (prof_vec_reserve(p->modules, 1))
+		return PROF_NONE;
+	uint32_t ps = prof_str(p, path, strlen(path));
+	uint32_t bs = build_id && *build_id ? prof_str(p, build_id, strlen(build_id)) : PROF_NONE;
+	if (ps == PROF_NONE)
+		return PROF_NONE;
+	uint32_t id = (uint32_t)p->modules.len++;
+	p->modules.v[id] = (prof_module){ .path = ps, .build_id = bs, .base = base,
+					  .size = size, .offset = offset };
+	return id;
+}
+
+uint32_t prof_module_find(const prof *p, uint64_t addr)
+{
+	for (size_t i = 0; i < p->modules.len; i++) {
+		const prof_module *m = &p->modules.v[i];
+		if (addr >= m->base && addr - m->base < m->size)
+			return (uint32_t)i;
+	}
+	return PROF_NONE;
+}
+
+const char *prof_frame_name(const prof *p, uint32_t frame, char *buf, size_t buflen)
+{
+	const prof_frame *f = &p->frames.v[frame];
+	if (f->name != PROF_NONE)
+		return p->strs.v + f->name;
+	snprintf(buf, buflen, "0x%llx", (unsigned long long)f->addr);
+	return buf;
+}

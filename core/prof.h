@@ -1,0 +1,118 @@
+/* prof.h - the profile model: frames, leaf-first stacks, (stack, size)
+ * samples with 64-bit counters, modules and metadata.  Every reader fills
+ * one of these; every view and writer reads one.  No I/O here. */
+#ifndef MPROF_PROF_H
+#define MPROF_PROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROF_NONE UINT32_MAX
+
+/* Source formats, detected by content (prof_detect). */
+enum prof_format {
+	PROF_FMT_UNKNOWN = 0,
+	PROF_FMT_V1,      /* skynet-mprof .pro, big-endian, 32-bit counters */
+	PROF_FMT_NATIVE,  /* mprof's own format (man/mprof-pro.5) */
+};
+
+typedef struct prof_frame {
+	uint64_t addr;     /* the recorded pc / id; return address unless exact */
+	uint32_t name;     /* offset of a NUL-terminated name in strs, or PROF_NONE */
+	uint32_t module;   /* index into modules, or PROF_NONE when unknown */
+} prof_frame;
+
+typedef struct prof_stack {
+	uint32_t off;      /* first frame index in prof.stack_frames */
+	uint32_t depth;    /* number of frames; frame[off] is the leaf */
+} prof_stack;
+
+typedef struct prof_sample {
+	uint32_t stack;    /* index into stacks */
+	uint32_t pad;
+	uint64_t size;     /* bucket size in bytes, 0 when the format has none */
+	uint64_t alloc_objs, alloc_bytes, free_objs, free_bytes;
+} prof_sample;
+
+typedef struct prof_module {
+	uint32_t path;     /* offset into strs */
+	uint32_t build_id; /* offset into strs (hex), or PROF_NONE */
+	uint64_t base;     /* load address of the mapping with file offset 0 */
+	uint64_t size;     /* bytes mapped */
+	uint64_t offset;   /* file offset of base (usually 0) */
+} prof_module;
+
+typedef struct prof_meta {
+	enum prof_format format;
+	int64_t pid;       /* -1 unknown */
+	int64_t time;      /* unix seconds when dumped, 0 unknown */
+	uint32_t cmdline;  /* offset into strs, or PROF_NONE */
+	uint32_t pad;
+	double scale;      /* sampling scale applied already (1 = exact) */
+	uint64_t dropped;  /* events the producer could not record */
+	uint64_t unknown_frees;     /* frees of pointers never seen allocated */
+	uint64_t unknown_free_bytes;
+} prof_meta;
+
+/* A growable array of T; len/cap in elements.  Owned by the prof. */
+#define PROF_VEC(T) struct { T *v; size_t len, cap; }
+
+typedef struct prof {
+	PROF_VEC(prof_frame) frames;
+	PROF_VEC(uint32_t) stack_frames;   /* frame indices of all stacks */
+	PROF_VEC(prof_stack) stacks;
+	PROF_VEC(prof_sample) samples;
+	PROF_VEC(prof_module) modules;
+	PROF_VEC(char) strs;               /* string pool, NUL-separated */
+	prof_meta meta;
+	void *frame_index;                 /* addr -> frame hash, owned */
+} prof;
+
+/* Allocates an empty profile; free it with prof_free. NULL on ENOMEM. */
+prof *prof_new(void);
+void prof_free(prof *p);
+
+/* Appends a string to the pool; returns its offset or PROF_NONE on ENOMEM. */
+uint32_t prof_str(prof *p, const char *s, size_t len);
+static inline const char *prof_strat(const prof *p, uint32_t off)
+{
+	return off == PROF_NONE ? NULL : p->strs.v + off;
+}
+
+/* Finds or adds the frame for addr; returns its index or PROF_NONE on ENOMEM.
+ * A later name for an existing addr replaces the earlier one (as the
+ * reference reader's map does). */
+uint32_t prof_frame_intern(prof *p, uint64_t addr);
+/* Returns the frame index for addr or PROF_NONE. */
+uint32_t prof_frame_find(const prof *p, uint64_t addr);
+
+/* Appends a stack of depth frame indices (leaf first); returns its index. */
+uint32_t prof_stack_add(prof *p, const uint32_t *frames, uint32_t depth);
+/* Two-step add that fills the pool in place: begin returns room for depth
+ * frame indices (NULL on ENOMEM), commit publishes them as a stack. */
+uint32_t *prof_stack_begin(prof *p, uint32_t depth);
+uint32_t prof_stack_commit(prof *p, uint32_t depth);
+static inline const uint32_t *prof_stack_frames(const prof *p, uint32_t s)
+{
+	return p->stack_frames.v + p->stacks.v[s].off;
+}
+
+/* Appends a sample; returns 0 or -1 on ENOMEM. */
+int prof_sample_add(prof *p, uint32_t stack, uint64_t size, uint64_t alloc_objs,
+		    uint64_t alloc_bytes, uint64_t free_objs, uint64_t free_bytes);
+
+/* Appends a module; returns its index or PROF_NONE. */
+uint32_t prof_module_add(prof *p, const char *path, const char *build_id,
+			 uint64_t base, uint64_t size, uint64_t offset);
+/* The module whose [base, base+size) holds addr, or PROF_NONE. */
+uint32_t prof_module_find(const prof *p, uint64_t addr);
+
+/* A frame's display name: its recorded name, or "0x<addr>" in buf. */
+const char *prof_frame_name(const prof *p, uint32_t frame, char *buf, size_t buflen);
+
+/* Grows a PROF_VEC to hold n more elements; 0 or -1 on ENOMEM. */
+int prof_vec_grow_(void **v, size_t *cap, size_t len, size_t n, size_t elem);
+#define prof_vec_reserve(vec, n) \
+	prof_vec_grow_((void **)&(vec).v, &(vec).cap, (vec).len, (n), sizeof(*(vec).v))
+
+#endif

@@ -1,0 +1,34 @@
+# test/lib.sh - the shell side of the tests: TAP lines and assertions.
+# Source it from test/integration/*.sh; run from the top of the tree.
+cd "$(dirname "$0")/../.." || exit 2
+TOP=$(pwd)
+MPROF=$TOP/mprof-tui
+DATA=$TOP/test/data
+TMP=$(mktemp -d /tmp/mprof-test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $1"; shift; [ $# -gt 0 ] && printf '#   %s\n' "$@"; return 0; }
+
+# expect_eq NAME GOT WANT
+expect_eq() {
+	if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1" "got:  $2" "want: $3"; fi
+}
+
+# expect_file_eq NAME GOT_FILE WANT_FILE
+expect_file_eq() {
+	if cmp -s "$2" "$3"; then ok "$1"; else not_ok "$1" "$(diff "$2" "$3" | head -8)"; fi
+}
+
+# expect_match NAME TEXT REGEX
+expect_match() {
+	if printf '%s\n' "$2" | grep -Eq -- "$3"; then ok "$1"; else not_ok "$1" "text: $(printf '%s' "$2" | head -5)" "does not match: $3"; fi
+}
+
+# run_status CMD...: runs CMD, sets OUT, ERR and STATUS.
+run_status() {
+	"$@" > "$TMP/out" 2> "$TMP/err"
+	STATUS=$?
+	OUT=$(cat "$TMP/out")
+	ERR=$(cat "$TMP/err")
+}

@@ -1,0 +1,42 @@
+#!/bin/sh
+# Runs every test: the cmocka unit binaries in build/test and the scripts in
+# test/integration. Each speaks TAP ("ok ..."/"not ok ..."); a program that
+# dies without saying so counts as one failure. Last line: N passed, N failed.
+cd "$(dirname "$0")/.." || exit 2
+pass=0
+fail=0
+log=build/test-log
+mkdir -p "$log"
+count() {  # name, output file, exit status
+	p=$(grep -c '^ok ' "$2")
+	f=$(grep -c '^not ok ' "$2")
+	if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+		echo "not ok - $1 exited with status $3" >> "$2"
+	fi
+	pass=$((pass + p))
+	fail=$((fail + f))
+	if [ "$f" -ne 0 ]; then
+		echo "FAIL $1 ($p passed, $f failed):"
+		grep -A3 '^not ok ' "$2" | sed 's/^/    /' | head -40
+	else
+		echo "PASS $1 ($p)"
+	fi
+}
+only=${TESTS:-}
+for t in build/test/*; do
+	[ -x "$t" ] && [ -f "$t" ] || continue
+	n=$(basename "$t")
+	case "$only" in ""|*"$n"*) ;; *) continue ;; esac
+	CMOCKA_MESSAGE_OUTPUT=TAP timeout 300 "$t" > "$log/$n.out" 2>&1
+	count "$n" "$log/$n.out" $?
+done
+for t in test/integration/*.sh; do
+	[ -f "$t" ] || continue
+	n=$(basename "$t" .sh)
+	case "$only" in ""|*"$n"*) ;; *) continue ;; esac
+	timeout 600 sh "$t" > "$log/$n.out" 2>&1
+	count "$n" "$log/$n.out" $?
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
