@@ -26,7 +26,9 @@ TUI_SRC     := $(wildcard tui/*.c)
 CONSUMER_SRC :=
 HOOK_SRC    :=
 HOOK_LIBS   :=
--include attach/attach.mk
+TOOLS       := gen_v1 bench_load
+# Fragments may add to these (a folder's own build rules live beside it).
+-include $(wildcard attach/*.mk symbols/*.mk tui/*.mk core/*.mk test/*.mk)
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 NCURSES_LIBS = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
@@ -64,6 +66,7 @@ $(B)/libmprof-sym.a: $(SYM_OBJ) $(CONSUMER_OBJ)
 LIBS_ALL = $(B)/libmprof-sym.a $(B)/libmprof-core.a $(SYM_LIBS) $(UNW_LIBS) $(CORE_LIBS)
 
 mprof-tui: $(TUI_OBJ) $(B)/libmprof-sym.a $(B)/libmprof-core.a
+	@mkdir -p $(B)
 	$(CC) $(LDFLAGS) -o $@ $(TUI_OBJ) $(LIBS_ALL) $(NCURSES_LIBS)
 
 libmprof.so: $(HOOK_OBJ)
@@ -79,11 +82,11 @@ $(B)/test/%: test/unit/%.c $(TEST_HELPERS) $(B)/libmprof-sym.a $(B)/libmprof-cor
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(TEST_HELPERS) $(LIBS_ALL) $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 tests: all $(UNIT_BIN) tools
-tools: $(B)/tools/gen_v1
+tools: $(TOOLS:%=$(B)/tools/%)
 
-$(B)/tools/%: test/tools/%.c $(B)/libmprof-core.a
+$(B)/tools/%: test/tools/%.c $(B)/libmprof-sym.a $(B)/libmprof-core.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(B)/libmprof-core.a $(CORE_LIBS)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(LIBS_ALL)
 
 deps:
 	@sh test/deps.sh
