@@ -1,6 +1,7 @@
 /* agg.c - node maps and the flat/cum aggregation. */
 #include "core/agg.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,24 +168,40 @@ int nodemap_by_address(prof_nodemap *m, const prof *p)
 	m->nnodes = (uint32_t)p->frames.len;
 	m->nodes_len = p->frames.len;
 	m->cur = m->nframes;
+	m->identity = 1;
 	return 0;
 }
 
-int agg_compute(agg *a, const prof *p, const prof_nodemap *m)
+/* One slice of the samples, summed into its own arrays. */
+typedef struct agg_part {
+	const prof *p;
+	const prof_nodemap *m;
+	size_t from, to;
+	agg_vals *v;
+	uint8_t *flags;
+	uint32_t *stamp;       /* last sample that touched the node, + 1 */
+	int64_t total[AGG_NMETRIC];
+	uint64_t nsamples[2];
+} agg_part;
+
+static inline void add_cum(agg_part *t, uint32_t node, uint32_t mark, uint8_t seen, const int64_t *v)
 {
-	memset(a, 0, sizeof(*a));
-	a->nnodes = m->nnodes;
-	size_t n = m->nnodes ? m->nnodes : 1;
-	a->v = calloc(n, sizeof(*a->v));
-	a->flags = calloc(n, 1);
-	/* Last-seen stamp per node: counts a node once per stack without sets. */
-	uint32_t *stamp = calloc(n, sizeof(*stamp));
-	if (!a->v || !a->flags || !stamp) {
-		free(stamp);
-		agg_free(a);
-		return -1;
-	}
-	for (size_t i = 0; i < p->samples.len; i++) {
+	/* The stamp counts a node once per stack without a set per stack. */
+	if (t->stamp[node] == mark)
+		return;
+	t->stamp[node] = mark;
+	t->flags[node] |= seen;
+	agg_vals *nv = &t->v[node];
+	for (int k = 0; k < AGG_NMETRIC; k++)
+		nv->cum[k] += v[k];
+}
+
+static void *agg_run(void *arg)
+{
+	agg_part *t = arg;
+	const prof *p = t->p;
+	const prof_nodemap *m = t->m;
+	for (size_t i = t->from; i < t->to; i++) {
 		const prof_sample *s = &p->samples.v[i];
 		int64_t v[AGG_NMETRIC];
 		agg_sample_vals(s, v);
@@ -192,40 +209,108 @@ int agg_compute(agg *a, const prof *p, const prof_nodemap *m)
 		int inuse = v[AGG_INUSE_BYTES] != 0 || v[AGG_INUSE_OBJS] != 0;
 		uint8_t seen = AGG_SEEN_ALLOC | (inuse ? AGG_SEEN_INUSE : 0);
 		uint8_t leaf = AGG_LEAF_ALLOC | (inuse ? AGG_LEAF_INUSE : 0);
-		a->nsamples[0] += inuse;
-		a->nsamples[1]++;
+		t->nsamples[0] += inuse;
+		t->nsamples[1]++;
 		for (int k = 0; k < AGG_NMETRIC; k++)
-			a->total[k] += v[k];
+			t->total[k] += v[k];
 		const prof_stack *st = &p->stacks.v[s->stack];
+		if (!st->depth)
+			continue;
 		const uint32_t *fr = p->stack_frames.v + st->off;
 		uint32_t mark = (uint32_t)i + 1;
-		int first = 1;
-		for (uint32_t d = 0; d < st->depth; d++) {
-			uint32_t f = fr[d];
-			for (uint32_t k = m->off[f]; k < m->off[f + 1]; k++) {
-				uint32_t node = m->nodes[k];
-				agg_vals *nv = &a->v[node];
-				if (first) {
-					first = 0;
-					a->flags[node] |= leaf;
-					nv->flat[0] += v[0];
-					nv->flat[1] += v[1];
-					nv->flat[2] += v[2];
-					nv->flat[3] += v[3];
+		uint32_t lnode;
+		if (m->identity) {
+			for (uint32_t d = 0; d < st->depth; d++)
+				add_cum(t, fr[d], mark, seen, v);
+			lnode = fr[0];
+		} else {
+			lnode = UINT32_MAX;
+			for (uint32_t d = 0; d < st->depth; d++) {
+				uint32_t f = fr[d];
+				for (uint32_t k = m->off[f]; k < m->off[f + 1]; k++) {
+					if (lnode == UINT32_MAX)
+						lnode = m->nodes[k];
+					add_cum(t, m->nodes[k], mark, seen, v);
 				}
-				if (stamp[node] == mark)
-					continue;
-				stamp[node] = mark;
-				a->flags[node] |= seen;
-				nv->cum[0] += v[0];
-				nv->cum[1] += v[1];
-				nv->cum[2] += v[2];
-				nv->cum[3] += v[3];
 			}
+			if (lnode == UINT32_MAX)
+				continue;
+		}
+		t->flags[lnode] |= leaf;
+		for (int k = 0; k < AGG_NMETRIC; k++)
+			t->v[lnode].flat[k] += v[k];
+	}
+	return NULL;
+}
+
+static int part_init(agg_part *t, size_t n)
+{
+	t->v = calloc(n, sizeof(*t->v));
+	t->flags = calloc(n, 1);
+	t->stamp = calloc(n, sizeof(*t->stamp));
+	return t->v && t->flags && t->stamp ? 0 : -1;
+}
+
+#define AGG_THREADS 2
+
+int agg_compute(agg *a, const prof *p, const prof_nodemap *m)
+{
+	memset(a, 0, sizeof(*a));
+	a->nnodes = m->nnodes;
+	size_t n = m->nnodes ? m->nnodes : 1;
+	/* Big profiles are summed in two halves on two threads, then merged. */
+	int nt = p->samples.len >= 200000 ? AGG_THREADS : 1;
+	agg_part t[AGG_THREADS] = { { 0 } };
+	pthread_t tid[AGG_THREADS];
+	int started[AGG_THREADS] = { 0 }, rc = 0;
+	for (int i = 0; i < nt; i++) {
+		t[i].p = p;
+		t[i].m = m;
+		t[i].from = p->samples.len * (size_t)i / (size_t)nt;
+		t[i].to = p->samples.len * (size_t)(i + 1) / (size_t)nt;
+		if (part_init(&t[i], n))
+			rc = -1;
+	}
+	if (!rc) {
+		for (int i = 1; i < nt; i++)
+			started[i] = !pthread_create(&tid[i], NULL, agg_run, &t[i]);
+		for (int i = 1; i < nt; i++)
+			if (!started[i])
+				agg_run(&t[i]);
+		agg_run(&t[0]);
+		for (int i = 1; i < nt; i++)
+			if (started[i])
+				pthread_join(tid[i], NULL);
+		a->v = t[0].v;
+		a->flags = t[0].flags;
+		t[0].v = NULL;
+		t[0].flags = NULL;
+		for (int k = 0; k < AGG_NMETRIC; k++)
+			a->total[k] = t[0].total[k];
+		a->nsamples[0] = t[0].nsamples[0];
+		a->nsamples[1] = t[0].nsamples[1];
+		for (int i = 1; i < nt; i++) {
+			for (size_t x = 0; x < n; x++) {
+				a->flags[x] |= t[i].flags[x];
+				for (int k = 0; k < AGG_NMETRIC; k++) {
+					a->v[x].flat[k] += t[i].v[x].flat[k];
+					a->v[x].cum[k] += t[i].v[x].cum[k];
+				}
+			}
+			for (int k = 0; k < AGG_NMETRIC; k++)
+				a->total[k] += t[i].total[k];
+			a->nsamples[0] += t[i].nsamples[0];
+			a->nsamples[1] += t[i].nsamples[1];
 		}
 	}
-	free(stamp);
-	return 0;
+	for (int i = 0; i < nt; i++) {
+		free(t[i].v);
+		free(t[i].flags);
+		free(t[i].stamp);
+	}
+	if (rc)
+		agg_free(a);
+	return rc;
 }
 
 void agg_free(agg *a)

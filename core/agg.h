@@ -43,6 +43,7 @@ typedef struct prof_nodemap {
 	size_t strs_len, strs_cap;
 	size_t nodes_len, nodes_cap, nnodes_cap;
 	uint32_t cur;          /* builder: the frame being filled */
+	int identity;          /* node == frame for every frame (address granularity) */
 	void *index;           /* builder: name -> node hash, owned */
 } prof_nodemap;
 

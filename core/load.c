@@ -44,14 +44,17 @@ const char *prof_format_name(enum prof_format f)
 	}
 }
 
-void prof_src_drop(const prof_src *src, size_t upto)
+void prof_src_drop(const prof_src *src, size_t from, size_t to)
 {
 	if (!src->mapped)
 		return;
-	long pg = sysconf(_SC_PAGESIZE);
-	size_t n = upto & ~((size_t)pg - 1);
-	if (n > (size_t)pg)   /* keep the first page: readers may look back at the header */
-		madvise((void *)(src->data + pg), n - (size_t)pg, MADV_DONTNEED);
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	from = (from + pg - 1) & ~(pg - 1);
+	to &= ~(pg - 1);
+	if (from < pg)
+		from = pg;   /* keep the first page: readers may look back at the header */
+	if (to > from)
+		madvise((void *)(src->data + from), to - from, MADV_DONTNEED);
 }
 
 static prof *load_src(const prof_src *src, prof_error *err)

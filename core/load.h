@@ -34,8 +34,8 @@ typedef struct prof_src {
 	int mapped;
 } prof_src;
 
-/* Lets the kernel take back the mapped pages of [0, upto) of src. */
-void prof_src_drop(const prof_src *src, size_t upto);
+/* Lets the kernel take back the mapped pages wholly inside [from, to). */
+void prof_src_drop(const prof_src *src, size_t from, size_t to);
 
 /* The readers; each returns 0, or -1 with err filled. */
 int pro_v1_read(prof *p, const prof_src *src, prof_error *err);

@@ -211,8 +211,8 @@ int pro_native_read(prof *p, const prof_src *src, prof_error *err)
 				    c.base + c.off, (const char *)d + off);
 			return -1;
 		}
+		prof_src_drop(src, off, h.off + (size_t)slen);
 		off = h.off + (size_t)slen;
-		prof_src_drop(src, off);
 	}
 }
 

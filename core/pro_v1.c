@@ -5,7 +5,9 @@
 #include "core/load.h"
 #include "core/wbuf.h"
 
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static inline uint32_t be32(const uint8_t *p)
@@ -18,7 +20,71 @@ static inline uint64_t be64(const uint8_t *p)
 	return (uint64_t)be32(p) << 32 | be32(p + 4);
 }
 
-#define DROP_EVERY (16u << 20)
+#define DROP_EVERY (4u << 20)
+#define V1_THREADS 2
+
+/* One slice of the sample section, filled by one thread into pre-sized pools. */
+typedef struct v1_chunk {
+	prof *p;
+	const prof_src *src;
+	size_t off, end;        /* byte range of whole samples */
+	size_t sample, frame;   /* first sample and pool index of the slice */
+	struct v1_miss { uint64_t addr; size_t pos; } *miss;   /* owned, freed by the reader */
+	size_t nmiss, capmiss;
+	int oom;
+} v1_chunk;
+
+/* Fills one chunk; reads the frame index only (lookups are read-only so
+ * threads can share it); pcs not in the table are queued in miss. */
+static void *v1_fill(void *arg)
+{
+	v1_chunk *c = arg;
+	prof *p = c->p;
+	const uint8_t *d = c->src->data;
+	size_t off = c->off, si = c->sample, fi = c->frame, dropped = off;
+	while (off < c->end) {
+		const uint8_t *h = d + off;
+		uint32_t depth = be32(h + 16);
+		uint32_t *dst = p->stack_frames.v + fi;
+		const uint8_t *pc = h + 20;
+		for (uint32_t i = 0; i < depth; i++, pc += 8) {
+			uint64_t addr = be64(pc);
+			uint32_t f = prof_frame_find(p, addr);
+			if (f == PROF_NONE) {
+				if (c->nmiss == c->capmiss) {
+					size_t cap = c->capmiss ? c->capmiss * 2 : 64;
+					void *nm = realloc(c->miss, cap * sizeof(*c->miss));
+					if (!nm) {
+						c->oom = 1;
+						return NULL;
+					}
+					c->miss = nm;
+					c->capmiss = cap;
+				}
+				c->miss[c->nmiss++] = (struct v1_miss){ addr, fi + i };
+				f = 0;
+			}
+			dst[i] = f;
+		}
+		p->stacks.v[si] = (prof_stack){ .off = (uint32_t)fi, .depth = depth };
+		uint32_t ao = be32(h), ab = be32(h + 4);
+		/* v1 buckets are keyed by (stack, size): size = bytes / objects. */
+		p->samples.v[si] = (prof_sample){
+			.stack = (uint32_t)si, .size = ao ? ab / ao : 0,
+			.alloc_objs = ao, .alloc_bytes = ab,
+			.free_objs = be32(h + 8), .free_bytes = be32(h + 12),
+		};
+		si++;
+		fi += depth;
+		off += 20 + (size_t)depth * 8;
+		if (off - dropped >= DROP_EVERY) {
+			prof_src_drop(c->src, dropped, off);
+			dropped = off;
+		}
+	}
+	prof_src_drop(c->src, dropped, off);
+	return NULL;
+}
 
 int pro_v1_read(prof *p, const prof_src *src, prof_error *err)
 {
@@ -63,42 +129,81 @@ int pro_v1_read(prof *p, const prof_src *src, prof_error *err)
 		p->frames.v[f].name = s;
 		off += 1 + nl + 8;
 	}
-	size_t dropped = 0;
+	/* Pass 1: walk the sample headers to validate every length and size
+	 * the pools exactly; pass 2 fills them, in parallel chunks. */
+	size_t start = off, nsamp = 0, nfr = 0, dropped = off;
+	v1_chunk ch[V1_THREADS] = { { 0 } };
+	int nch = 1;
+	size_t split = len;
+	int want = len - start > (8u << 20) ? V1_THREADS : 1;
+	if (want > 1)
+		split = start + (len - start) / 2;
+	ch[0].off = start;
 	while (off < len) {
 		if (len - off < 20) {
 			prof_errorf(err, "%s: offset %zu: sample header runs past the end", name, off);
 			goto fail;
 		}
-		const uint8_t *h = d + off;
-		uint32_t depth = be32(h + 16);
+		uint32_t depth = be32(d + off + 16);
 		if ((uint64_t)depth * 8 > len - off - 20) {
 			prof_errorf(err, "%s: offset %zu: sample depth %u runs past the end", name, off + 16, depth);
 			goto fail;
 		}
-		uint32_t *dst = prof_stack_begin(p, depth);
-		if (!dst)
-			goto nomem;
-		const uint8_t *pc = h + 20;
-		for (uint32_t i = 0; i < depth; i++, pc += 8) {
-			uint32_t f = prof_frame_intern(p, be64(pc));
-			if (f == PROF_NONE)
-				goto nomem;
-			dst[i] = f;
+		if (off >= split && nch < want) {
+			ch[nch] = (v1_chunk){ .off = off, .sample = nsamp, .frame = nfr };
+			ch[nch - 1].end = off;
+			nch++;
+			split = len;
 		}
-		uint32_t st = prof_stack_commit(p, depth);
-		if (st == PROF_NONE)
-			goto nomem;
-		uint32_t ao = be32(h), ab = be32(h + 4);
-		/* v1 buckets are keyed by (stack, size): size = bytes / objects. */
-		uint64_t size = ao ? ab / ao : 0;
-		if (prof_sample_add(p, st, size, ao, ab, be32(h + 8), be32(h + 12)))
-			goto nomem;
+		nsamp++;
+		nfr += depth;
 		off += 20 + (size_t)depth * 8;
 		if (off - dropped >= DROP_EVERY) {
-			prof_src_drop(src, off);
+			prof_src_drop(src, dropped, off);
 			dropped = off;
 		}
 	}
+	ch[nch - 1].end = len;
+	if (nfr > UINT32_MAX || nsamp >= PROF_NONE) {
+		prof_errorf(err, "%s: offset %zu: too many samples or frames for one profile", name, start);
+		goto fail;
+	}
+	if (prof_vec_reserve(p->samples, nsamp) || prof_vec_reserve(p->stacks, nsamp) ||
+	    prof_vec_reserve(p->stack_frames, nfr))
+		goto nomem;
+	pthread_t tid[V1_THREADS];
+	int started[V1_THREADS] = { 0 };
+	for (int i = 0; i < nch; i++) {
+		ch[i].p = p;
+		ch[i].src = src;
+		if (i > 0)
+			started[i] = !pthread_create(&tid[i], NULL, v1_fill, &ch[i]);
+	}
+	for (int i = nch - 1; i >= 1; i--)
+		if (!started[i])
+			v1_fill(&ch[i]);
+	v1_fill(&ch[0]);
+	int oom = 0;
+	for (int i = 0; i < nch; i++) {
+		if (i > 0 && started[i])
+			pthread_join(tid[i], NULL);
+		oom |= ch[i].oom;
+	}
+	p->samples.len = p->stacks.len = nsamp;
+	p->stack_frames.len = nfr;
+	/* pcs missing from the function table become unnamed frames. */
+	for (int i = 0; i < nch && !oom; i++)
+		for (size_t k = 0; k < ch[i].nmiss; k++) {
+			uint32_t f = prof_frame_intern(p, ch[i].miss[k].addr);
+			if (f == PROF_NONE)
+				oom = 1;
+			else
+				p->stack_frames.v[ch[i].miss[k].pos] = f;
+		}
+	for (int i = 0; i < nch; i++)
+		free(ch[i].miss);
+	if (oom)
+		goto nomem;
 	return 0;
 nomem:
 	prof_errorf(err, "%s: offset %zu: out of memory", name, off);
