@@ -98,7 +98,8 @@ check: deps
 bench: all tools
 	@sh test/bench/run.sh
 
-demo: all
+demo: deps
+	@$(MAKE) --no-print-directory all
 	./mprof-tui test/data/test_mem.pro
 
 fuzz:
