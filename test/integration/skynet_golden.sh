@@ -52,3 +52,23 @@ expect_eq "tsv total flat alloc" "$(awk -F'\t' 'NR > 1 {b += $1; o += $2} END {p
 expect_eq "-n 2 prints two rows" "$(grep -c 'th ' "$TMP/out")" 2
 "$MPROF" --top=flat --objects --format=tsv "$DATA/test_mem_abspath.pro" | sed -n 2p > "$TMP/out"
 expect_match "--objects ranks by objects" "$(cat "$TMP/out")" "^4832	51	"
+
+# Edge cases the reference handles: nothing in use, and no samples at all.
+python3 - "$TMP/freed.pro" "$TMP/empty.pro" <<'PY'
+import struct, sys
+name = b"./app(f+0x1) [0x1000]"
+funcs = struct.pack('>I', 1) + bytes([len(name)]) + name + struct.pack('>Q', 0x1000)
+body = funcs + struct.pack('>5IQ', 3, 96, 3, 96, 1, 0x1000)
+open(sys.argv[1], 'wb').write(struct.pack('>I', len(body)) + body)
+open(sys.argv[2], 'wb').write(struct.pack('>II', 4, 0))
+PY
+run_status "$MPROF" --top=flat "$TMP/freed.pro"
+expect_eq "all freed: exit 0" "$STATUS" 0
+expect_eq "all freed: in use says total is 0" "$OUT" "$(printf -- '-----------inuse space ranking----------\ntotal bytes is 0')"
+run_status "$MPROF" --top=flat --alloc "$TMP/freed.pro"
+expect_match "all freed: alloc shows the 96 bytes" "$OUT" "^1th +0\\.09 +100\\.00% +3 +0\\.09 +100\\.00% +3 +\\./app\\(f\\+0x1\\) \\[0x1000\\]$"
+run_status "$MPROF" --top=cum "$TMP/empty.pro"
+expect_eq "no samples: exit 0" "$STATUS" 0
+expect_match "no samples: total is 0" "$OUT" "total bytes is 0"
+run_status "$MPROF" --info "$TMP/empty.pro"
+expect_eq "no samples: --info has the headers only" "$(printf '%s\n' "$OUT" | wc -l)" 3

@@ -1,0 +1,15 @@
+#!/bin/sh
+# make install puts the binaries and man pages under DESTDIR/PREFIX.
+. "$(dirname "$0")/../lib.sh"
+make -s install DESTDIR="$TMP/root" PREFIX=/opt/mprof > "$TMP/log" 2>&1
+expect_eq "make install exits 0" $? 0
+for f in bin/mprof-tui share/man/man1/mprof-tui.1 share/man/man5/mprof-pro.5; do
+	if [ -f "$TMP/root/opt/mprof/$f" ]; then ok "installed $f"; else not_ok "installed $f" "$(cat "$TMP/log")"; fi
+done
+if [ -f libmprof.so ]; then
+	if [ -f "$TMP/root/opt/mprof/lib/libmprof.so" ]; then ok "installed lib/libmprof.so"; else not_ok "installed lib/libmprof.so"; fi
+fi
+run_status "$TMP/root/opt/mprof/bin/mprof-tui" --top=flat -n 1 "$DATA/test_mem.pro"
+expect_match "the installed binary runs" "$OUT" "^1th "
+# deps: with everything installed it does nothing and says nothing.
+expect_eq "make deps is silent when all is present" "$(make -s deps 2>&1)" ""
