@@ -17,7 +17,14 @@ ifeq ($(SANITIZE),1)
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
 endif
+# A sanitized build (SANITIZE=1) lives apart so the two never mix.
+ifeq ($(SANITIZE),1)
+B       := build/san
+TUI_BIN := build/san/mprof-tui
+else
 B       := build
+TUI_BIN := mprof-tui
+endif
 
 # Every module lists its own sources in its fragment: one place per folder.
 CORE_SRC    := $(wildcard core/*.c)
@@ -26,7 +33,7 @@ TUI_SRC     := $(wildcard tui/*.c)
 CONSUMER_SRC :=
 HOOK_SRC    :=
 HOOK_LIBS   :=
-TOOLS       := gen_v1 bench_load
+TOOLS       := gen_v1 bench_load pro_convert
 # Fragments may add to these (a folder's own build rules live beside it).
 -include $(wildcard attach/*.mk symbols/*.mk tui/*.mk core/*.mk test/*.mk)
 
@@ -36,7 +43,7 @@ DW_LIBS     = $(shell pkg-config --libs libdw libelf 2>/dev/null || echo -ldw -l
 Z_LIBS      = $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
 UNW_LIBS    = $(shell pkg-config --libs libunwind-ptrace libunwind-generic 2>/dev/null)
 CORE_LIBS   = $(Z_LIBS) -lm -lpthread
-SYM_LIBS    = $(DW_LIBS)
+SYM_LIBS   += $(DW_LIBS)
 
 CORE_OBJ     := $(CORE_SRC:%.c=$(B)/%.o)
 SYM_OBJ      := $(SYM_SRC:%.c=$(B)/%.o)
@@ -44,7 +51,7 @@ TUI_OBJ      := $(TUI_SRC:%.c=$(B)/%.o)
 CONSUMER_OBJ := $(CONSUMER_SRC:%.c=$(B)/%.o)
 HOOK_OBJ     := $(HOOK_SRC:%.c=$(B)/pic/%.o)
 
-all: mprof-tui $(if $(HOOK_SRC),libmprof.so)
+all: $(TUI_BIN) $(if $(HOOK_SRC),libmprof.so)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -65,7 +72,7 @@ $(B)/libmprof-sym.a: $(SYM_OBJ) $(CONSUMER_OBJ)
 
 LIBS_ALL = $(B)/libmprof-sym.a $(B)/libmprof-core.a $(SYM_LIBS) $(UNW_LIBS) $(CORE_LIBS)
 
-mprof-tui: $(TUI_OBJ) $(B)/libmprof-sym.a $(B)/libmprof-core.a
+$(TUI_BIN): $(TUI_OBJ) $(B)/libmprof-sym.a $(B)/libmprof-core.a
 	@mkdir -p $(B)
 	$(CC) $(LDFLAGS) -o $@ $(TUI_OBJ) $(LIBS_ALL) $(NCURSES_LIBS)
 
@@ -93,7 +100,7 @@ deps:
 
 check: deps
 	@$(MAKE) --no-print-directory tests
-	@sh test/run.sh
+	@B=$(B) MPROF_BIN=$(abspath $(TUI_BIN)) sh test/run.sh
 
 bench: all tools
 	@sh test/bench/run.sh
@@ -102,8 +109,9 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	./mprof-tui test/data/test_mem.pro
 
+# libFuzzer targets over every reader (test/fuzz/targets.txt), built with clang.
 fuzz:
-	@echo "fuzz targets: see issue 10"
+	@sh test/fuzz/run.sh build $${FUZZ_SECONDS:-60}
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/man/man1 \

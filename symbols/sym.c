@@ -1,0 +1,752 @@
+/* sym.c - the resolver: finds the profile's modules on this machine,
+ * reports them to libdwfl at their recorded load bias, and turns addresses
+ * into function, file:line and inline chain the way eu-addr2line -f -i -C
+ * does (elfutils src/addr2line.c is the model). */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "symbols/sym.h"
+#include "symbols/sym_int.h"
+
+/* libstdc++'s demangler (linked with -lstdc++), as eu-addr2line -C uses. */
+extern char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
+
+/* ---- arena: stable strings and chains, freed at sym_close ---------------- */
+
+typedef struct arena_blk {
+	struct arena_blk *next;
+	size_t used, cap;
+	max_align_t data[];
+} arena_blk;
+
+void *sym_arena_alloc(sym *s, size_t n)
+{
+	n = (n + 15) & ~(size_t)15;
+	arena_blk *b = s->arena;
+	if (!b || b->cap - b->used < n) {
+		size_t cap = n > 65536 ? n : 65536;
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->next = s->arena;
+		b->used = 0;
+		b->cap = cap;
+		s->arena = b;
+	}
+	void *r = (char *)b->data + b->used;
+	b->used += n;
+	return r;
+}
+
+char *sym_arena_strndup(sym *s, const char *str, size_t n)
+{
+	char *r = sym_arena_alloc(s, n + 1);
+	if (r) {
+		memcpy(r, str, n);
+		r[n] = 0;
+	}
+	return r;
+}
+
+static char *arena_strdup(sym *s, const char *str)
+{
+	return str ? sym_arena_strndup(s, str, strlen(str)) : NULL;
+}
+
+/* ---- v1 names: "path(sym+0xoff) [0xaddr]", "path(+0xoff) [0xaddr]" ------ */
+
+int sym_parse_v1_name(const char *name, sym_v1_name *out)
+{
+	memset(out, 0, sizeof(*out));
+	const char *lp = strrchr(name, '(');
+	if (!lp || lp == name)
+		return -1; /* "[0xaddr]" alone, or the path itself was cut */
+	out->path = name;
+	out->path_len = (size_t)(lp - name);
+	const char *p = lp + 1, *sign = p;
+	while (*sign && *sign != '+' && *sign != '-' && *sign != ')')
+		sign++;
+	out->sym = p;
+	out->sym_len = (size_t)(sign - p);
+	if ((*sign == '+' || *sign == '-') && sign[1] == '0' && sign[2] == 'x') {
+		char *end;
+		uint64_t off = strtoull(sign + 3, &end, 16);
+		if (end > sign + 3 && *end == ')') { /* complete, not cut */
+			out->off = *sign == '-' ? (uint64_t)0 - off : off;
+			out->has_off = 1;
+		}
+	}
+	if (!*sign) /* cut inside the symbol: its end is unknown */
+		out->sym_len = 0, out->sym_cut = 1;
+	return 0;
+}
+
+/* ---- ELF helpers ------------------------------------------------------- */
+
+/* The hex GNU build-id of an ELF file, or "" (buf holds >= 41 chars). */
+static void elf_build_id_hex(Elf *elf, char *buf, size_t len)
+{
+	const void *id;
+	ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
+	buf[0] = 0;
+	for (ssize_t i = 0; i < n && (size_t)(2 * i + 3) <= len; i++)
+		snprintf(buf + 2 * i, 3, "%02x", ((const unsigned char *)id)[i]);
+}
+
+/* The value of a defined symbol called name in .symtab or .dynsym. */
+static int elf_symbol_value(Elf *elf, const char *name, size_t nlen, uint64_t *value)
+{
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !sh.sh_entsize)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t n = d ? sh.sh_size / sh.sh_entsize : 0;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Sym sy;
+			if (!gelf_getsym(d, (int)i, &sy) || sy.st_shndx == SHN_UNDEF)
+				continue;
+			const char *sn = elf_strptr(elf, sh.sh_link, sy.st_name);
+			if (sn && !strncmp(sn, name, nlen) && !sn[nlen]) {
+				*value = sy.st_value;
+				return 0;
+			}
+		}
+	}
+	return -1;
+}
+
+/* The page-aligned vaddr where file offset off is loaded. */
+static int elf_offset_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr)
+{
+	size_t n;
+	if (elf_getphdrnum(elf, &n))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		uint64_t pg = ph.p_offset & ~(uint64_t)0xfff;
+		if (off >= pg && off < ph.p_offset + ph.p_filesz) {
+			*vaddr = ((ph.p_vaddr & ~(uint64_t)0xfff) + (off - pg));
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* ---- finding a module's file here -------------------------------------- */
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+static int is_file(const char *path)
+{
+	struct stat st;
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+/* Opens path as ELF; 0 with fd/elf set, or -1. */
+static int elf_open(const char *path, int *fd, Elf **elf)
+{
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -1;
+	*elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!*elf || elf_kind(*elf) != ELF_K_ELF) {
+		elf_end(*elf);
+		close(*fd);
+		return -1;
+	}
+	return 0;
+}
+
+/* Tries one candidate: a readable ELF whose build-id matches when known. */
+static int try_candidate(smod *m, const char *cand, int *bad_id)
+{
+	if (!is_file(cand))
+		return -1;
+	int fd;
+	Elf *elf;
+	if (elf_open(cand, &fd, &elf))
+		return -1;
+	char id[128];
+	elf_build_id_hex(elf, id, sizeof(id));
+	elf_end(elf);
+	close(fd);
+	if (m->build_id && *m->build_id && strcasecmp(id, m->build_id)) {
+		*bad_id = 1;
+		return -1;
+	}
+	m->local = strdup(cand);
+	return m->local ? 0 : -1;
+}
+
+static int find_in_dirs(smod *m, const char *const *dirs, const char *rel, int *bad_id)
+{
+	char buf[4096];
+	for (size_t i = 0; dirs && dirs[i]; i++) {
+		if (rel) {
+			snprintf(buf, sizeof(buf), "%s/%s", dirs[i], rel);
+			if (!try_candidate(m, buf, bad_id))
+				return 0;
+		}
+		snprintf(buf, sizeof(buf), "%s/%s", dirs[i], base_name(m->path));
+		if (!try_candidate(m, buf, bad_id))
+			return 0;
+	}
+	return -1;
+}
+
+/* Where the recorded path lives here: as is, under the profile's folder,
+ * under each --root, then by file name in the profile's folder, the roots
+ * and the search paths. Sets m->local, or m->why. */
+static void module_locate(sym *s, smod *m)
+{
+	int bad_id = 0;
+	const char *rel = m->path;
+	while (rel[0] == '.' && rel[1] == '/')
+		rel += 2;
+	while (*rel == '/')
+		rel++;
+	char buf[4096];
+	if (!try_candidate(m, m->path, &bad_id))
+		return;
+	if (s->profile_dir && m->path[0] != '/') {
+		snprintf(buf, sizeof(buf), "%s/%s", s->profile_dir, rel);
+		if (!try_candidate(m, buf, &bad_id))
+			return;
+	}
+	if (!find_in_dirs(m, s->opts.roots, rel, &bad_id))
+		return;
+	if (s->profile_dir) {
+		const char *d[] = { s->profile_dir, NULL };
+		if (!find_in_dirs(m, d, NULL, &bad_id))
+			return;
+	}
+	if (!find_in_dirs(m, s->opts.search_paths, NULL, &bad_id))
+		return;
+	m->why = bad_id ? "build-id differs" : "not found";
+}
+
+/* ---- module table ------------------------------------------------------ */
+
+static smod *module_get(sym *s, const char *path, size_t len)
+{
+	for (size_t i = 0; i < s->nmods; i++)
+		if (strlen(s->mods[i].path) == len && !memcmp(s->mods[i].path, path, len))
+			return &s->mods[i];
+	if (s->nmods == s->capmods) {
+		size_t cap = s->capmods ? s->capmods * 2 : 16;
+		smod *nm = realloc(s->mods, cap * sizeof(*nm));
+		if (!nm)
+			return NULL;
+		s->mods = nm;
+		s->capmods = cap;
+	}
+	smod *m = &s->mods[s->nmods];
+	memset(m, 0, sizeof(*m));
+	m->path = sym_arena_strndup(s, path, len);
+	if (!m->path)
+		return NULL;
+	s->nmods++;
+	return m;
+}
+
+/* Computes the bias from the recorded facts and reports the module. */
+static void module_report(sym *s, smod *m)
+{
+	int fd;
+	Elf *elf;
+	if (elf_open(m->local, &fd, &elf)) {
+		m->why = "not an ELF file";
+		return;
+	}
+	GElf_Ehdr eh;
+	int is_exec = gelf_getehdr(elf, &eh) && eh.e_type == ET_EXEC;
+	if (is_exec) {
+		m->bias = 0;
+		m->have_bias = 1;
+	} else if (m->have_base) {
+		uint64_t va;
+		if (!elf_offset_vaddr(elf, m->base_off, &va)) {
+			m->bias = m->base - va;
+			m->have_bias = 1;
+		}
+	} else if (!m->have_bias && m->anchor_sym) {
+		uint64_t v;
+		if (!elf_symbol_value(elf, m->anchor_sym, strlen(m->anchor_sym), &v)) {
+			m->bias = m->anchor_addr - m->anchor_off - v;
+			m->have_bias = 1;
+		}
+	}
+	elf_end(elf);
+	if (!m->have_bias) {
+		close(fd);
+		m->why = "load address unknown";
+		return;
+	}
+	/* fd is consumed by libdwfl on success. */
+	m->dm = dwfl_report_elf(s->dwfl, m->path, m->local, fd, m->bias, true);
+	if (!m->dm) {
+		close(fd);
+		m->why = "overlaps another module";
+		return;
+	}
+	void **ud;
+	dwfl_module_info(m->dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	*ud = (void *)(uintptr_t)(m - s->mods + 1);
+}
+
+static const Dwfl_Callbacks file_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+static const Dwfl_Callbacks proc_callbacks = {
+	.find_elf = dwfl_linux_proc_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+static char **dup_list(const char *const *l)
+{
+	size_t n = 0;
+	while (l && l[n])
+		n++;
+	char **r = calloc(n + 1, sizeof(*r));
+	for (size_t i = 0; r && i < n; i++)
+		if (!(r[i] = strdup(l[i])))
+			return r;
+	return r;
+}
+
+static void free_list(char **l)
+{
+	for (size_t i = 0; l && l[i]; i++)
+		free(l[i]);
+	free(l);
+}
+
+sym *sym_open(const prof *p, const sym_opts *o)
+{
+	sym *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->p = p;
+	if (o)
+		s->opts = *o;
+	s->roots = dup_list(s->opts.roots);
+	s->search = dup_list(s->opts.search_paths);
+	s->srcdirs = dup_list(s->opts.source_dirs);
+	s->opts.roots = (const char *const *)s->roots;
+	s->opts.search_paths = (const char *const *)s->search;
+	s->opts.source_dirs = (const char *const *)s->srcdirs;
+	s->frames = calloc(p->frames.len ? p->frames.len : 1, sizeof(*s->frames));
+	if (!s->roots || !s->search || !s->srcdirs || !s->frames) {
+		sym_close(s);
+		return NULL;
+	}
+	if (s->opts.profile_path) {
+		const char *sl = strrchr(s->opts.profile_path, '/');
+		s->profile_dir = sl ? strndup(s->opts.profile_path, (size_t)(sl - s->opts.profile_path) + (sl == s->opts.profile_path))
+				    : strdup(".");
+	}
+	if (s->opts.no_symbols)
+		return s;
+	elf_version(EV_CURRENT);
+	s->dwfl = dwfl_begin(s->opts.pid > 0 ? &proc_callbacks : &file_callbacks);
+	if (!s->dwfl)
+		return s;
+	dwfl_report_begin(s->dwfl);
+	/* (a) the module table, with build-ids and bases. */
+	for (size_t i = 0; i < p->modules.len; i++) {
+		const prof_module *pm = &p->modules.v[i];
+		const char *path = prof_strat(p, pm->path);
+		if (!path || !*path || *path == '[')
+			continue;
+		smod *m = module_get(s, path, strlen(path));
+		if (!m)
+			continue;
+		if (pm->build_id != PROF_NONE && !m->build_id)
+			m->build_id = arena_strdup(s, prof_strat(p, pm->build_id));
+		if (!m->have_base) {
+			m->base = pm->base;
+			m->base_off = pm->offset;
+			m->have_base = 1;
+		}
+	}
+	/* (b) paths in v1 names; the bias is addr - off of a "(+0xoff)" name,
+	 * or addr - off - value of the symbol of a "(sym+0xoff)" one. */
+	for (uint32_t f = 0; f < p->frames.len; f++) {
+		const char *name = prof_strat(p, p->frames.v[f].name);
+		sym_v1_name vn;
+		if (!name || sym_parse_v1_name(name, &vn) || !vn.path_len || vn.path[0] == '[')
+			continue;
+		smod *m = module_get(s, vn.path, vn.path_len);
+		if (!m)
+			continue;
+		s->frames[f].mod = (uint32_t)(m - s->mods) + 1;
+		uint64_t addr = p->frames.v[f].addr;
+		if (vn.has_off && !vn.sym_len && !m->have_bias && !m->have_base) {
+			m->bias = addr - vn.off;
+			m->have_bias = 1;
+		} else if (vn.has_off && vn.sym_len && !m->anchor_sym) {
+			m->anchor_sym = sym_arena_strndup(s, vn.sym, vn.sym_len);
+			m->anchor_addr = addr;
+			m->anchor_off = vn.off;
+		}
+	}
+	for (size_t i = 0; i < s->nmods; i++) {
+		smod *m = &s->mods[i];
+		module_locate(s, m);
+		if (m->local)
+			module_report(s, m);
+	}
+	/* (c) a live process: its maps, found by libdwfl itself. */
+	if (s->opts.pid > 0)
+		dwfl_linux_proc_report(s->dwfl, (pid_t)s->opts.pid);
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	for (size_t i = 0; i < s->nmods; i++) {
+		smod *m = &s->mods[i];
+		if (m->dm) {
+			s->nfound++;
+			continue;
+		}
+		if (s->nmissing == s->capmissing) {
+			size_t cap = s->capmissing ? 2 * s->capmissing : 8;
+			sym_missing_module *nm = realloc(s->missing, cap * sizeof(*nm));
+			if (!nm)
+				break;
+			s->missing = nm;
+			s->capmissing = cap;
+		}
+		s->missing[s->nmissing++] = (sym_missing_module){ m->path, m->why ? m->why : "not found" };
+	}
+	return s;
+}
+
+void sym_close(sym *s)
+{
+	if (!s)
+		return;
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	for (size_t i = 0; i < s->nmods; i++)
+		free(s->mods[i].local);
+	free(s->mods);
+	free(s->missing);
+	free(s->frames);
+	free(s->cache.slot);
+	free(s->profile_dir);
+	free_list(s->roots);
+	free_list(s->search);
+	free_list(s->srcdirs);
+	for (arena_blk *b = s->arena, *n; b; b = n) {
+		n = b->next;
+		free(b);
+	}
+	free(s);
+}
+
+size_t sym_missing(sym *s, const sym_missing_module **list)
+{
+	*list = s->missing;
+	return s->nmissing;
+}
+
+size_t sym_modules_found(const sym *s)
+{
+	return s->nfound;
+}
+
+/* ---- resolution -------------------------------------------------------- */
+
+/* A demangled copy of a _Z name (other names as they are), in the arena. */
+static const char *demangle(sym *s, const char *name, size_t len)
+{
+	if (len > 2 && name[0] == '_' && name[1] == 'Z') {
+		char tmp[1024];
+		if (len < sizeof(tmp)) {
+			memcpy(tmp, name, len);
+			tmp[len] = 0;
+			int st;
+			char *d = __cxa_demangle(tmp, NULL, NULL, &st);
+			if (d) {
+				const char *r = arena_strdup(s, d);
+				free(d);
+				return r;
+			}
+		}
+	}
+	return sym_arena_strndup(s, name, len);
+}
+
+/* The name eu-addr2line prints for a function DIE: linkage name first. */
+static const char *die_func_name(sym *s, Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	const char *n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+	if (!n)
+		n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
+	if (!n)
+		n = dwarf_diename(die);
+	if (!n) {
+		Dwarf_Die org;
+		if (dwarf_formref_die(dwarf_attr_integrate(die, DW_AT_abstract_origin, &a), &org))
+			n = dwarf_diename(&org);
+	}
+	return n ? demangle(s, n, strlen(n)) : NULL;
+}
+
+static int die_udata(Dwarf_Die *die, unsigned name, Dwarf_Word *v)
+{
+	Dwarf_Attribute a;
+	return dwarf_formudata(dwarf_attr(die, name, &a), v);
+}
+
+/* Fills si from DWARF: the scopes holding pc, innermost first; 0 or -1. */
+static int resolve_dwarf(sym *s, Dwfl_Module *dm, Dwarf_Addr pc, sym_info *si)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(dm, pc, &bias);
+	if (!cu)
+		return -1;
+	const char *file = NULL;
+	int line = 0;
+	Dwfl_Line *ln = dwfl_module_getsrc(dm, pc);
+	if (ln)
+		file = dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL);
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes(cu, pc - bias, &scopes);
+	sym_loc lv[64];
+	int k = 0;
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	for (int i = 0; i < n && k < 64; i++) {
+		int t = dwarf_tag(&scopes[i]);
+		if (t != DW_TAG_subprogram && t != DW_TAG_inlined_subroutine && t != DW_TAG_entry_point)
+			continue;
+		lv[k++] = (sym_loc){ die_func_name(s, &scopes[i]), arena_strdup(s, file), line, 0 };
+		if (t != DW_TAG_inlined_subroutine)
+			break; /* the out-of-line function ends the chain */
+		lv[k - 1].inlined = 1;
+		/* The caller's place is this inline instance's call site. */
+		Dwarf_Word cf = 0, cl = 0;
+		file = NULL;
+		line = 0;
+		if (!die_udata(&scopes[i], DW_AT_call_file, &cf)) {
+			if (!files)
+				dwarf_getsrcfiles(cu, &files, &nfiles);
+			if (files && cf < nfiles)
+				file = dwarf_filesrc(files, cf, NULL, NULL);
+		}
+		if (!die_udata(&scopes[i], DW_AT_call_line, &cl))
+			line = (int)cl;
+		/* dwarf_getscopes goes on into the abstract definition; the
+		 * caller is among the scopes holding this concrete instance. */
+		Dwarf_Die *outer = NULL;
+		int no = dwarf_getscopes_die(&scopes[i], &outer);
+		free(scopes);
+		scopes = outer;
+		n = no;
+		i = 0; /* outer[0] is the instance itself */
+	}
+	free(scopes);
+	if (k == 0) {
+		if (!file)
+			return -1;
+		/* Line info without a function DIE: keep the place, ELF names it. */
+		GElf_Off off;
+		GElf_Sym gs;
+		const char *nm = dwfl_module_addrinfo(dm, pc, &off, &gs, NULL, NULL, NULL);
+		lv[k++] = (sym_loc){ nm ? demangle(s, nm, strlen(nm)) : NULL, arena_strdup(s, file), line, 0 };
+	}
+	sym_loc *c = sym_arena_alloc(s, (size_t)k * sizeof(*c));
+	if (!c)
+		return -1;
+	memcpy(c, lv, (size_t)k * sizeof(*c));
+	si->chain = c;
+	si->nchain = (uint32_t)k;
+	si->source = SYM_SRC_DWARF;
+	return 0;
+}
+
+static int resolve_elf(sym *s, Dwfl_Module *dm, Dwarf_Addr pc, sym_info *si)
+{
+	GElf_Off off;
+	GElf_Sym gs;
+	const char *nm = dwfl_module_addrinfo(dm, pc, &off, &gs, NULL, NULL, NULL);
+	if (!nm)
+		return -1;
+	sym_loc *c = sym_arena_alloc(s, sizeof(*c));
+	if (!c)
+		return -1;
+	*c = (sym_loc){ demangle(s, nm, strlen(nm)), NULL, 0, 0 };
+	si->chain = c;
+	si->nchain = 1;
+	si->source = SYM_SRC_ELF;
+	return 0;
+}
+
+/* Without the module: the symbol of the recorded name, else nothing. */
+static void resolve_raw(sym *s, const char *name, sym_info *si)
+{
+	sym_loc *c = sym_arena_alloc(s, sizeof(*c));
+	if (!c)
+		return;
+	*c = (sym_loc){ NULL, NULL, 0, 0 };
+	sym_v1_name vn;
+	si->source = SYM_SRC_RAW;
+	if (name && !sym_parse_v1_name(name, &vn) && vn.sym_len) {
+		c->func = demangle(s, vn.sym, vn.sym_len);
+		si->source = SYM_SRC_RECORDED;
+	}
+	si->chain = c;
+	si->nchain = 1;
+}
+
+static sym_info *resolve(sym *s, uint64_t addr, int is_return, uint32_t frame)
+{
+	sym_info *si = sym_arena_alloc(s, sizeof(*si));
+	if (!si)
+		return NULL;
+	memset(si, 0, sizeof(*si));
+	si->addr = addr;
+	const prof *p = s->p;
+	if (frame == PROF_NONE)
+		frame = prof_frame_find(p, addr);
+	const char *name = frame != PROF_NONE ? prof_strat(p, p->frames.v[frame].name) : NULL;
+	if (name) {
+		si->raw = name;
+	} else {
+		char buf[32];
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, addr);
+		si->raw = arena_strdup(s, buf);
+	}
+	uint64_t pc = addr - (is_return && addr ? 1 : 0);
+	Dwfl_Module *dm = s->dwfl ? dwfl_addrmodule(s->dwfl, pc) : NULL;
+	if (dm) {
+		void **ud;
+		Dwarf_Addr start;
+		const char *mname = dwfl_module_info(dm, &ud, &start, NULL, NULL, NULL, NULL, NULL);
+		si->module = mname;
+		GElf_Addr bias = 0;
+		if (dwfl_module_getelf(dm, &bias))
+			si->offset = pc - bias;
+		if (!resolve_dwarf(s, dm, pc, si) || !resolve_elf(s, dm, pc, si))
+			return si;
+	} else {
+		uint32_t mi = frame != PROF_NONE ? s->frames[frame].mod : 0;
+		if (mi) {
+			si->module = s->mods[mi - 1].path;
+		} else {
+			uint32_t pm = prof_module_find(p, addr);
+			if (pm != PROF_NONE)
+				si->module = prof_strat(p, p->modules.v[pm].path);
+		}
+	}
+	resolve_raw(s, name, si);
+	return si;
+}
+
+/* Cache: open addressing on (addr, is_return). */
+static size_t cache_hash(uint64_t a)
+{
+	a ^= a >> 33;
+	a *= 0xff51afd7ed558ccdULL;
+	a ^= a >> 33;
+	return (size_t)a;
+}
+
+static int cache_grow(sym_cache *c)
+{
+	size_t n = c->mask ? (c->mask + 1) * 2 : 4096;
+	sym_info **ns = calloc(n, sizeof(*ns));
+	if (!ns)
+		return -1;
+	for (size_t i = 0; c->slot && i <= c->mask; i++) {
+		sym_info *e = c->slot[i];
+		if (!e)
+			continue;
+		size_t h = cache_hash(e->addr) & (n - 1);
+		while (ns[h])
+			h = (h + 1) & (n - 1);
+		ns[h] = e;
+	}
+	free(c->slot);
+	c->slot = ns;
+	c->mask = n - 1;
+	return 0;
+}
+
+const sym_info *sym_resolve(sym *s, uint64_t addr, int is_return)
+{
+	is_return = !!is_return;
+	uint32_t f = prof_frame_find(s->p, addr);
+	if (f != PROF_NONE && is_return)
+		return sym_frame(s, f);
+	sym_cache *c = &s->cache;
+	if (!c->slot && cache_grow(c))
+		return NULL;
+	size_t h = cache_hash(addr * 2 + (uint64_t)is_return) & c->mask;
+	for (sym_info *e; (e = c->slot[h]); h = (h + 1) & c->mask)
+		if (e->addr == addr && e->is_return == is_return)
+			return e;
+	sym_info *e = resolve(s, addr, is_return, f);
+	if (!e)
+		return NULL;
+	e->is_return = is_return;
+	c->slot[h] = e;
+	if (++c->used * 2 > c->mask && cache_grow(c))
+		return NULL;
+	return e;
+}
+
+const sym_info *sym_frame(sym *s, uint32_t frame)
+{
+	if (frame >= s->p->frames.len)
+		return NULL;
+	sym_info *e = s->frames[frame].info;
+	if (!e) {
+		e = resolve(s, s->p->frames.v[frame].addr, 1, frame);
+		if (e)
+			e->is_return = 1;
+		s->frames[frame].info = e;
+	}
+	return e;
+}
+
+const char *sym_func_name(const sym_info *si)
+{
+	return si->chain[0].func ? si->chain[0].func : si->raw;
+}
+
+size_t sym_chain_text(const sym_info *si, char *buf, size_t len)
+{
+	size_t n = 0;
+	if (len)
+		buf[0] = 0;
+	for (uint32_t i = 0; i < si->nchain; i++) {
+		const sym_loc *l = &si->chain[i];
+		int w = snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s\n%s:%d\n",
+				 l->func ? l->func : "??", l->file ? l->file : "??", l->line);
+		if (w > 0)
+			n += (size_t)w;
+	}
+	return n;
+}

@@ -1,0 +1,117 @@
+/* sym.h - addresses to module, function (C++ demangled), file:line and the
+ * whole inline chain, addr2line-style, over the modules a profile names.
+ * The only door to elfutils: nothing outside symbols/ includes its headers.
+ * Lookups are lazy and cached per address, so opening costs only the
+ * module table. */
+#ifndef MPROF_SYM_H
+#define MPROF_SYM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/agg.h"
+#include "core/prof.h"
+
+typedef struct sym sym;
+
+typedef struct sym_opts {
+	const char *const *roots;        /* --root DIRs, NULL-terminated or NULL */
+	const char *const *search_paths; /* --search-path DIRs, likewise */
+	const char *const *source_dirs;  /* --source-dir DIRs, likewise */
+	const char *profile_path;        /* the profile's file: its folder is searched */
+	long pid;                        /* > 0: also report /proc/PID/maps */
+	int no_symbols;                  /* resolve nothing: raw names only */
+} sym_opts;
+
+/* Where a resolution came from, best first. */
+enum sym_source {
+	SYM_SRC_DWARF,    /* debug info: function, file:line, inline chain */
+	SYM_SRC_ELF,      /* .symtab / .dynsym: function only */
+	SYM_SRC_RECORDED, /* the symbol in the recorded name, module not found */
+	SYM_SRC_RAW,      /* nothing: the recorded name or the hex address */
+};
+
+/* One level of an inline chain: the function and the place in it. */
+typedef struct sym_loc {
+	const char *func;  /* demangled; NULL when unknown */
+	const char *file;  /* NULL when unknown */
+	int line;          /* 0 when unknown */
+	int inlined;       /* this function was inlined into the next level */
+} sym_loc;
+
+/* A resolved address. Strings and the chain are owned by the sym and live
+ * until sym_close. */
+typedef struct sym_info {
+	uint64_t addr;        /* as asked */
+	int is_return;        /* pc-1 was looked up */
+	const char *module;   /* recorded module path, or NULL when unknown */
+	uint64_t offset;      /* address in the module's file (pc - bias) */
+	const char *raw;      /* recorded name, or "0x<addr>" */
+	enum sym_source source;
+	uint32_t nchain;      /* levels in chain; >= 1 */
+	const sym_loc *chain; /* innermost first; chain[nchain-1] is the real
+			       * (out-of-line) function holding the pc */
+} sym_info;
+
+/* Opens a resolver over p's modules: the module table, the paths in v1
+ * names, and /proc/PID/maps when o->pid > 0. p must outlive the sym.
+ * Returns NULL only on ENOMEM; unreadable modules are listed by
+ * sym_missing instead. Free with sym_close. */
+sym *sym_open(const prof *p, const sym_opts *o);
+void sym_close(sym *s);
+
+/* Resolves addr (a return address when is_return: pc-1 is looked up).
+ * Never NULL except on ENOMEM; the result is cached and owned by s. */
+const sym_info *sym_resolve(sym *s, uint64_t addr, int is_return);
+/* The same for frame f of the profile (every recorded frame is a return
+ * address, the way backtrace() and unwinders report them). */
+const sym_info *sym_frame(sym *s, uint32_t frame);
+
+/* Modules the profile names that could not be read here, each once, with
+ * the reason ("not found", "build-id differs", "base unknown"). */
+typedef struct sym_missing_module {
+	const char *path;
+	const char *why;
+} sym_missing_module;
+size_t sym_missing(sym *s, const sym_missing_module **list);
+/* How many modules were found and read (0: nothing resolves here). */
+size_t sym_modules_found(const sym *s);
+
+/* A row label for an address: "func" (DWARF/ELF/recorded symbol) or the raw
+ * name. Owned by s. */
+const char *sym_func_name(const sym_info *si);
+
+/* The inline chain as `addr2line -C -f -i` prints it: per level a line
+ * with the function and a line with file:line ("??:0" when unknown).
+ * Writes at most len bytes (NUL-terminated); returns the full length. */
+size_t sym_chain_text(const sym_info *si, char *buf, size_t len);
+
+/* Per source line of one file, pprof `list`-style: flat is the metric of
+ * samples whose innermost location is on that line, cum of samples with
+ * any location (inline callers and outer frames too) on it, once per
+ * stack. Lines are 1-based; vals[0] unused. */
+typedef struct sym_line_vals {
+	int64_t flat[AGG_NMETRIC];
+	int64_t cum[AGG_NMETRIC];
+} sym_line_vals;
+/* Fills *vals (caller frees with free()) with nlines+1 entries, nlines
+ * being the highest line any location of file has. Resolves every frame
+ * of the profile. Returns nlines (0 if none), or -1 on ENOMEM. */
+long sym_source_lines(sym *s, const char *file, sym_line_vals **vals);
+/* The local path of a source file named by debug info: file itself when
+ * readable, else under each --source-dir (whole path, then shorter
+ * tails down to the file name). Writes into buf; NULL if none. */
+const char *sym_source_path(const sym *s, const char *file, char *buf, size_t len);
+
+/* Granularity of a node map built from symbols. */
+enum sym_gran { SYM_GRAN_ADDRESS, SYM_GRAN_FUNCTION, SYM_GRAN_LINE, SYM_GRAN_MODULE };
+/* Parses "address", "function", "line", "module"; -1 if none. */
+int sym_gran_parse(const char *name);
+const char *sym_gran_name(enum sym_gran g);
+/* Builds m (free with nodemap_free) for p at granularity g: inline frames
+ * expand into their chain, innermost first, the inlined ones marked
+ * AGG_NODE_INLINE. SYM_GRAN_ADDRESS names frames by resolved function and
+ * location ("func file:line [0xaddr]"); s NULL gives raw names. 0 or -1. */
+int sym_nodemap(prof_nodemap *m, const prof *p, sym *s, enum sym_gran g);
+
+#endif

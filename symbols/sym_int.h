@@ -1,0 +1,66 @@
+/* sym_int.h - the resolver's insides, shared by the files of symbols/
+ * only (elfutils types stay behind this line). */
+#ifndef MPROF_SYM_INT_H
+#define MPROF_SYM_INT_H
+
+#include <elfutils/libdwfl.h>
+
+#include "symbols/sym.h"
+
+/* A module the profile names. */
+typedef struct smod {
+	const char *path;        /* as recorded (arena) */
+	char *local;             /* the file read here (malloc'd), or NULL */
+	const char *build_id;    /* hex, from the module table, or NULL */
+	const char *why;         /* why it is missing */
+	uint64_t base, base_off; /* module table: mapping of file offset base_off */
+	uint64_t bias;           /* load address of vaddr 0 */
+	const char *anchor_sym;  /* a "(sym+0xoff)" name, when no "(+0xoff)" one */
+	uint64_t anchor_addr, anchor_off;
+	int have_base, have_bias;
+	Dwfl_Module *dm;
+} smod;
+
+typedef struct sym_cache {
+	sym_info **slot;
+	size_t mask, used;
+} sym_cache;
+
+typedef struct sym_frame_ent {
+	sym_info *info;          /* resolved lazily */
+	uint32_t mod;            /* 1 + index in mods from the v1 name, or 0 */
+} sym_frame_ent;
+
+struct sym {
+	const prof *p;
+	sym_opts opts;           /* lists point at the copies below */
+	char **roots, **search, **srcdirs;
+	char *profile_dir;
+	Dwfl *dwfl;
+	smod *mods;
+	size_t nmods, capmods, nfound;
+	sym_missing_module *missing;
+	size_t nmissing, capmissing;
+	sym_frame_ent *frames;   /* per profile frame */
+	sym_cache cache;         /* other addresses */
+	void *arena;
+};
+
+/* A v1 name taken apart; pointers into the name. */
+typedef struct sym_v1_name {
+	const char *path;
+	size_t path_len;
+	const char *sym;
+	size_t sym_len;
+	uint64_t off;
+	int has_off, sym_cut;
+} sym_v1_name;
+
+/* 0 when name has a module path ("path(...)"), -1 otherwise. */
+int sym_parse_v1_name(const char *name, sym_v1_name *out);
+
+/* Arena memory, freed at sym_close. */
+void *sym_arena_alloc(sym *s, size_t n);
+char *sym_arena_strndup(sym *s, const char *str, size_t n);
+
+#endif

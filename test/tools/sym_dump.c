@@ -1,0 +1,62 @@
+/* sym_dump.c - prints what the resolver says about every frame of a
+ * profile, one line each, for the symbol tests to compare with
+ * eu-addr2line:  0xADDR<TAB>MODULE<TAB>0xOFFSET<TAB>SOURCE<TAB>CHAIN
+ * where CHAIN is "func@file:line" per inline level, innermost first,
+ * joined by " | ". Then one "missing PATH: WHY" line per missing module.
+ * usage: sym_dump [--root DIR]... [--search-path DIR]... [--no-symbols] FILE */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/load.h"
+#include "symbols/sym.h"
+
+int main(int argc, char **argv)
+{
+	const char *roots[16] = { 0 }, *search[16] = { 0 };
+	int nr = 0, ns = 0, i;
+	sym_opts o = { 0 };
+	for (i = 1; i < argc - 1; i++) {
+		if (!strcmp(argv[i], "--root") && nr < 15)
+			roots[nr++] = argv[++i];
+		else if (!strcmp(argv[i], "--search-path") && ns < 15)
+			search[ns++] = argv[++i];
+		else if (!strcmp(argv[i], "--no-symbols"))
+			o.no_symbols = 1;
+		else
+			break;
+	}
+	if (i != argc - 1) {
+		fprintf(stderr, "usage: sym_dump [--root DIR] [--search-path DIR] [--no-symbols] FILE\n");
+		return 2;
+	}
+	prof_error err;
+	prof *p = prof_load(argv[i], &err);
+	if (!p) {
+		fprintf(stderr, "sym_dump: %s\n", err.msg);
+		return 2;
+	}
+	o.roots = roots;
+	o.search_paths = search;
+	o.profile_path = argv[i];
+	sym *s = sym_open(p, &o);
+	if (!s)
+		return 1;
+	static const char *src[] = { "dwarf", "elf", "recorded", "raw" };
+	for (uint32_t f = 0; f < p->frames.len; f++) {
+		const sym_info *si = sym_frame(s, f);
+		printf("0x%llx\t%s\t0x%llx\t%s\t", (unsigned long long)si->addr, si->module ? si->module : "-",
+		       (unsigned long long)si->offset, src[si->source]);
+		for (uint32_t k = 0; k < si->nchain; k++)
+			printf("%s%s@%s:%d", k ? " | " : "", si->chain[k].func ? si->chain[k].func : "??",
+			       si->chain[k].file ? si->chain[k].file : "??", si->chain[k].line);
+		printf("\t%s\n", si->raw);
+	}
+	const sym_missing_module *mm;
+	size_t n = sym_missing(s, &mm);
+	for (size_t k = 0; k < n; k++)
+		printf("missing %s: %s\n", mm[k].path, mm[k].why);
+	sym_close(s);
+	prof_free(p);
+	return 0;
+}
