@@ -1,0 +1,96 @@
+/* filter.c - regex focus/hide over node names. */
+#include "core/filter.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int filter_set(filter *f, const char *pattern, char *err, size_t errlen)
+{
+	if (!pattern || !*pattern) {
+		filter_clear(f);
+		return 0;
+	}
+	int flags = REG_EXTENDED | REG_NOSUB | REG_ICASE;
+	for (const char *s = pattern; *s; s++)
+		if (isupper((unsigned char)*s))
+			flags &= ~REG_ICASE;   /* smart case, as less and vim do */
+	regex_t re;
+	int rc = regcomp(&re, pattern, flags);
+	if (rc) {
+		char why[128];
+		regerror(rc, &re, why, sizeof(why));
+		if (err)
+			snprintf(err, errlen, "bad regex '%s': %s", pattern, why);
+		return -1;
+	}
+	char *copy = strdup(pattern);
+	if (!copy) {
+		regfree(&re);
+		if (err)
+			snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	filter_clear(f);
+	f->pattern = copy;
+	f->re = re;
+	return 0;
+}
+
+void filter_clear(filter *f)
+{
+	if (f->pattern) {
+		regfree(&f->re);
+		free(f->pattern);
+	}
+	f->pattern = NULL;
+}
+
+int filter_match(const filter *f, const char *name)
+{
+	return !f->pattern || regexec(&f->re, name, 0, NULL, 0) == 0;
+}
+
+static void *dup_mem(const void *src, size_t n)
+{
+	void *d = malloc(n ? n : 1);
+	if (d && n)
+		memcpy(d, src, n);
+	return d;
+}
+
+int filter_hide_map(prof_nodemap *dst, const prof_nodemap *src, const filter *hide)
+{
+	memset(dst, 0, sizeof(*dst));
+	uint8_t *drop = calloc(src->nnodes ? src->nnodes : 1, 1);
+	dst->off = malloc(((size_t)src->nframes + 1) * sizeof(*dst->off));
+	dst->nodes = malloc((src->nodes_len ? src->nodes_len : 1) * sizeof(*dst->nodes));
+	dst->name = dup_mem(src->name, (size_t)src->nnodes * sizeof(*src->name));
+	dst->flags = dup_mem(src->flags, src->nnodes);
+	dst->strs = dup_mem(src->strs, src->strs_len);
+	if (!drop || !dst->off || !dst->nodes || !dst->name || !dst->flags || !dst->strs) {
+		free(drop);
+		nodemap_free(dst);
+		return -1;
+	}
+	for (uint32_t i = 0; i < src->nnodes; i++)
+		drop[i] = filter_active(hide) && filter_match(hide, nodemap_name(src, i));
+	size_t n = 0;
+	dst->off[0] = 0;
+	for (uint32_t f = 0; f < src->nframes; f++) {
+		for (uint32_t k = src->off[f]; k < src->off[f + 1]; k++)
+			if (!drop[src->nodes[k]])
+				dst->nodes[n++] = src->nodes[k];
+		dst->off[f + 1] = (uint32_t)n;
+	}
+	free(drop);
+	dst->nframes = src->nframes;
+	dst->nnodes = src->nnodes;
+	dst->nodes_len = n;
+	dst->nodes_cap = src->nodes_len;
+	dst->nnodes_cap = src->nnodes;
+	dst->strs_len = dst->strs_cap = src->strs_len;
+	dst->cur = dst->nframes;
+	return 0;
+}
