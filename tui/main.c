@@ -8,6 +8,8 @@
 #include "core/agg.h"
 #include "core/load.h"
 #include "core/report.h"
+#include "attach/snapshot.h"
+#include "symbols/sym.h"
 
 #define EXIT_BAD 2
 
@@ -15,6 +17,7 @@ static const char usage_text[] =
 	"usage: mprof-tui [options] FILE\n"
 	"       mprof-tui --top=flat|cum [--alloc] [--objects] [-n N] [--format=text|tsv] FILE\n"
 	"       mprof-tui --info FILE\n"
+	"       mprof-tui --snapshot PID -o FILE\n"
 	"\n"
 	"Reads a heap profile (skynet-mprof .pro v1, or mprof's native format;\n"
 	"the format is detected from the content) and reports where memory is.\n"
@@ -29,9 +32,20 @@ static const char usage_text[] =
 	"  --format=text|tsv    text (the default, skynet-mprof's columns) or tab-\n"
 	"                       separated: flat_bytes flat_objects cum_bytes\n"
 	"                       cum_objects name, raw integers, one header line\n"
-	"  --granularity=G      address (the default)\n"
+	"  --granularity=G      function (the default), line, address or module;\n"
+	"                       inlined functions count as their own frames\n"
+	"\n"
+	"Symbols (addresses to function, file:line and inline chain):\n"
+	"  --no-symbols         keep the recorded names, as skynet-mprof prints\n"
+	"                       them (the default granularity becomes address)\n"
+	"  --root=DIR           look for recorded module paths under DIR too\n"
+	"                       (a copy of the target's file system); repeatable\n"
+	"  --search-path=DIR    look for modules by file name in DIR; repeatable\n"
+	"  --source-dir=DIR     find source files under DIR; repeatable\n"
 	"  --info               list function names, then every sample with its\n"
 	"                       stack, root first (skynet-mprof's -info)\n"
+	"  --snapshot PID -o FILE  write the current state of a process running\n"
+	"                       under libmprof.so to FILE (native format)\n"
 	"  -h, --help           this text\n"
 	"\n"
 	"Exit status: 0 on success, 2 on bad input or usage, 1 on other errors.\n";
@@ -45,8 +59,18 @@ int main(int argc, char **argv)
 {
 	report_opts ro = { .sort = REPORT_FLAT };
 	int top = 0, info = 0;
-	const char *gran = "address";
-	enum { O_TOP = 256, O_ALLOC, O_INUSE, O_OBJECTS, O_FORMAT, O_GRAN, O_INFO };
+	const char *gran = NULL;
+	sym_opts so = { 0 };
+	/* Room for every repeatable path option; freed at exit. */
+	const char **roots = calloc((size_t)argc, sizeof(*roots));
+	const char **spaths = calloc((size_t)argc, sizeof(*spaths));
+	const char **sdirs = calloc((size_t)argc, sizeof(*sdirs));
+	size_t nroots = 0, nspaths = 0, nsdirs = 0;
+	if (!roots || !spaths || !sdirs)
+		return 1;
+	enum { O_TOP = 256, O_ALLOC, O_INUSE, O_OBJECTS, O_FORMAT, O_GRAN, O_INFO,
+	       O_NOSYM, O_ROOT, O_SPATH, O_SDIR, O_SNAPSHOT };
+	const char *snap_pid = NULL, *snap_out = NULL;
 	static const struct option opts[] = {
 		{ "top", required_argument, NULL, O_TOP },
 		{ "alloc", no_argument, NULL, O_ALLOC },
@@ -56,12 +80,18 @@ int main(int argc, char **argv)
 		{ "format", required_argument, NULL, O_FORMAT },
 		{ "granularity", required_argument, NULL, O_GRAN },
 		{ "info", no_argument, NULL, O_INFO },
+		{ "no-symbols", no_argument, NULL, O_NOSYM },
+		{ "root", required_argument, NULL, O_ROOT },
+		{ "search-path", required_argument, NULL, O_SPATH },
+		{ "source-dir", required_argument, NULL, O_SDIR },
+		{ "snapshot", required_argument, NULL, O_SNAPSHOT },
+		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":n:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case O_TOP:
 			if (!strcmp(optarg, "flat"))
@@ -99,6 +129,12 @@ int main(int argc, char **argv)
 			break;
 		case O_GRAN: gran = optarg; break;
 		case O_INFO: info = 1; break;
+		case O_SNAPSHOT: snap_pid = optarg; break;
+		case 'o': snap_out = optarg; break;
+		case O_NOSYM: so.no_symbols = 1; break;
+		case O_ROOT: roots[nroots++] = optarg; break;
+		case O_SPATH: spaths[nspaths++] = optarg; break;
+		case O_SDIR: sdirs[nsdirs++] = optarg; break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -112,14 +148,19 @@ int main(int argc, char **argv)
 			return EXIT_BAD;
 		}
 	}
+	if (snap_pid)
+		return snapshot_main(snap_pid, snap_out);
 	if (optind != argc - 1) {
 		fprintf(stderr, optind >= argc ? "mprof-tui: no profile file given\n"
 					       : "mprof-tui: one profile file at a time\n");
 		usage(stderr);
 		return EXIT_BAD;
 	}
-	if (strcmp(gran, "address")) {
-		fprintf(stderr, "mprof-tui: unknown granularity '%s' (address)\n", gran);
+	if (!gran)
+		gran = so.no_symbols ? "address" : "function";
+	int g = sym_gran_parse(gran);
+	if (g < 0) {
+		fprintf(stderr, "mprof-tui: unknown granularity '%s' (function, line, address, module)\n", gran);
 		return EXIT_BAD;
 	}
 	const char *path = argv[optind];
@@ -136,19 +177,36 @@ int main(int argc, char **argv)
 		(void)top;
 		prof_nodemap m;
 		agg a;
-		if (nodemap_by_address(&m, p) || agg_compute(&a, p, &m)) {
+		so.roots = roots;
+		so.search_paths = spaths;
+		so.source_dirs = sdirs;
+		so.profile_path = path;
+		/* Raw address rows need no symbols: skynet-mprof's own report. */
+		sym *sy = so.no_symbols && g == SYM_GRAN_ADDRESS ? NULL : sym_open(p, &so);
+		if ((!sy && !(so.no_symbols && g == SYM_GRAN_ADDRESS)) ||
+		    sym_nodemap(&m, p, sy, (enum sym_gran)g) || agg_compute(&a, p, &m)) {
 			fprintf(stderr, "mprof-tui: %s: out of memory\n", path);
+			sym_close(sy);
 			prof_free(p);
 			return 1;
 		}
+		const sym_missing_module *mm;
+		size_t nmiss = sy ? sym_missing(sy, &mm) : 0;
+		for (size_t i = 0; i < nmiss; i++)
+			fprintf(stderr, "mprof-tui: %s: %s; its frames keep their recorded names\n",
+				mm[i].path, mm[i].why);
 		rc = report_top(stdout, &a, &m, &ro) ? 1 : 0;
 		agg_free(&a);
 		nodemap_free(&m);
+		sym_close(sy);
 	}
 	if (fflush(stdout) && !rc) {
 		fprintf(stderr, "mprof-tui: writing the report: %s\n", strerror(errno));
 		rc = 1;
 	}
 	prof_free(p);
+	free(roots);
+	free(spaths);
+	free(sdirs);
 	return rc;
 }

@@ -1,0 +1,211 @@
+/* dump.c - MPROF_OUT: writes the segment's stacks and counters as a profile
+ * through core's writers.  The prof model is built in mmap'd arrays (the
+ * writers only read it), so a dump never calls malloc and can run from a
+ * signal handler while other threads keep allocating. */
+#include "attach/hook.h"
+#include "core/load.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+
+/* One mmap'd block per array; all freed by dump_free. */
+typedef struct dump_mem {
+	void *p[8];
+	size_t n[8];
+	int k;
+} dump_mem;
+
+static void *dm_get(dump_mem *m, size_t bytes)
+{
+	void *p = hook_map(bytes);
+	if (p) {
+		m->p[m->k] = p;
+		m->n[m->k++] = bytes;
+	}
+	return p;
+}
+
+static void dm_free(dump_mem *m)
+{
+	for (int i = 0; i < m->k; i++)
+		hook_unmap(m->p[i], m->n[i]);
+}
+
+static uint32_t str_add(prof *p, size_t cap, const char *s, size_t len)
+{
+	if (p->strs.len + len + 1 > cap)
+		return PROF_NONE;
+	uint32_t off = (uint32_t)p->strs.len;
+	memcpy(p->strs.v + off, s, len);
+	p->strs.v[off + len] = 0;
+	p->strs.len += len + 1;
+	return off;
+}
+
+static inline uint64_t pc_hash(uint64_t a)
+{
+	a ^= a >> 33;
+	a *= 0xff51afd7ed558ccdULL;
+	a ^= a >> 33;
+	return a;
+}
+
+/* The newest module whose range holds pc, or PROF_NONE. */
+static uint32_t module_of(const seg_module *mods, uint64_t n, uint64_t pc)
+{
+	for (uint64_t i = n; i-- > 0;)
+		if (pc >= mods[i].base && pc - mods[i].base < mods[i].size)
+			return (uint32_t)i;
+	return PROF_NONE;
+}
+
+static int build(seg_header *h, prof *p, dump_mem *dm)
+{
+	uint64_t ns = __atomic_load_n(&h->stack_count, __ATOMIC_ACQUIRE);
+	uint64_t nf = __atomic_load_n(&h->frame_used, __ATOMIC_ACQUIRE);
+	uint64_t nm = __atomic_load_n(&h->module_count, __ATOMIC_ACQUIRE);
+	if (ns > h->stack_cap)
+		ns = h->stack_cap;
+	if (nf > h->frame_cap)
+		nf = h->frame_cap;
+	const seg_stack *sts = seg_region(h, SEG_R_STACKS);
+	const seg_counter *cnt = seg_region(h, SEG_R_COUNTERS);
+	const uint64_t *pcs = seg_region(h, SEG_R_FRAMES);
+	const seg_module *mods = seg_region(h, SEG_R_MODULES);
+
+	uint64_t slots = 1024;
+	while (slots < 2 * nf + 2)
+		slots *= 2;
+	size_t strcap = 4096 + sizeof(h->cmdline) + nm * (SEG_MOD_PATH + SEG_MOD_BUILD_ID) +
+			nf * (SEG_MOD_PATH + ELFSYM_NAME_MAX + 64);
+	uint64_t *hkeys = dm_get(dm, slots * 8);
+	uint32_t *hvals = dm_get(dm, slots * 4);
+	p->frames.v = dm_get(dm, (nf + 1) * sizeof(prof_frame));
+	p->stack_frames.v = dm_get(dm, (nf + 1) * sizeof(uint32_t));
+	p->stacks.v = dm_get(dm, (ns + 1) * sizeof(prof_stack));
+	p->samples.v = dm_get(dm, (ns + 1) * sizeof(prof_sample));
+	p->modules.v = dm_get(dm, (nm + 1) * sizeof(prof_module));
+	p->strs.v = dm_get(dm, strcap);
+	if (dm->k != 8)
+		return -1;
+	memset(hvals, 0xff, slots * 4);
+
+	p->meta.format = PROF_FMT_NATIVE;
+	p->meta.pid = h->pid;
+	p->meta.time = (int64_t)time(NULL);
+	p->meta.scale = 1.0;
+	p->meta.dropped = h->dropped_stacks + h->dropped_live;
+	p->meta.unknown_frees = h->unknown_frees;
+	p->meta.unknown_free_bytes = h->unknown_free_bytes;
+	p->meta.cmdline = PROF_NONE;
+	size_t cl = strnlen(h->cmdline, sizeof(h->cmdline) - 1);
+	if (cl)
+		p->meta.cmdline = str_add(p, strcap, h->cmdline, cl);
+
+	for (uint64_t i = 0; i < nm; i++) {
+		const seg_module *m = &mods[i];
+		size_t bl = strnlen(m->build_id, SEG_MOD_BUILD_ID - 1);
+		prof_module *pm = &p->modules.v[p->modules.len++];
+		pm->path = str_add(p, strcap, m->path, strnlen(m->path, SEG_MOD_PATH - 1));
+		pm->build_id = bl ? str_add(p, strcap, m->build_id, bl) : PROF_NONE;
+		pm->base = m->base;
+		pm->size = m->size;
+		pm->offset = m->offset;
+	}
+
+	for (uint64_t s = 0; s < ns; s++) {
+		if (__atomic_load_n(&sts[s].state, __ATOMIC_ACQUIRE) != SEG_STACK_READY)
+			continue;
+		uint64_t ao = __atomic_load_n(&cnt[s].alloc_objs, __ATOMIC_RELAXED);
+		if (!ao)
+			continue;
+		uint32_t depth = sts[s].depth;
+		if (sts[s].frame_off > nf || depth > nf - sts[s].frame_off)
+			continue;
+		uint32_t off = (uint32_t)p->stack_frames.len;
+		for (uint32_t k = 0; k < depth; k++) {
+			uint64_t pc = pcs[sts[s].frame_off + k];
+			uint64_t j = pc_hash(pc) & (slots - 1);
+			while (hvals[j] != PROF_NONE && hkeys[j] != pc)
+				j = (j + 1) & (slots - 1);
+			if (hvals[j] == PROF_NONE) {
+				hkeys[j] = pc;
+				hvals[j] = (uint32_t)p->frames.len;
+				p->frames.v[p->frames.len++] = (prof_frame){
+					.addr = pc, .name = PROF_NONE, .module = module_of(mods, nm, pc) };
+			}
+			p->stack_frames.v[p->stack_frames.len++] = hvals[j];
+		}
+		p->stacks.v[p->stacks.len] = (prof_stack){ .off = off, .depth = depth };
+		p->samples.v[p->samples.len++] = (prof_sample){
+			.stack = (uint32_t)p->stacks.len++,
+			.alloc_objs = ao,
+			.alloc_bytes = __atomic_load_n(&cnt[s].alloc_bytes, __ATOMIC_RELAXED),
+			.free_objs = __atomic_load_n(&cnt[s].free_objs, __ATOMIC_RELAXED),
+			.free_bytes = __atomic_load_n(&cnt[s].free_bytes, __ATOMIC_RELAXED),
+		};
+	}
+	return 0;
+}
+
+/* Names every frame "path(sym+0xoff) [0xaddr]" like backtrace_symbols,
+ * one module's symbol table open at a time. */
+static void name_frames(seg_header *h, prof *p, size_t strcap)
+{
+	char buf[SEG_MOD_PATH + ELFSYM_NAME_MAX + 64];
+	for (uint32_t m = 0; m < p->modules.len; m++) {
+		struct elfsym *es = NULL;
+		int opened = 0;
+		const prof_module *pm = &p->modules.v[m];
+		const char *path = p->strs.v + pm->path;
+		for (size_t i = 0; i < p->frames.len; i++) {
+			prof_frame *f = &p->frames.v[i];
+			if (f->module != m)
+				continue;
+			if (!opened) {
+				es = elfsym_open(path);
+				opened = 1;
+			}
+			const seg_module *sm = (const seg_module *)seg_region(h, SEG_R_MODULES) + m;
+			int n = elfsym_name(es, buf, sizeof(buf), path, f->addr, sm->bias, pm->base, pm->offset);
+			if (n > 0)
+				f->name = str_add(p, strcap, buf, (size_t)n);
+		}
+		elfsym_close(es);
+	}
+}
+
+int dump_write(seg_header *h, const char *path, int v1)
+{
+	if (!h)
+		return -1;
+	prof p;
+	memset(&p, 0, sizeof(p));
+	dump_mem dm = { .k = 0 };
+	int rc = -1;
+	char tmp[4096];
+	if (build(h, &p, &dm))
+		goto out;
+	name_frames(h, &p, dm.n[7]);
+	int n = snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (n <= 0 || (size_t)n >= sizeof(tmp))
+		goto out;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		goto out;
+	prof_error err;
+	int w = v1 ? pro_v1_write(&p, fd, &err) : pro_native_write(&p, fd, &err);
+	if (close(fd) || w || rename(tmp, path)) {
+		unlink(tmp);
+		goto out;
+	}
+	__atomic_fetch_add(&h->dumps, 1, __ATOMIC_RELAXED);
+	rc = 0;
+out:
+	dm_free(&dm);
+	return rc;
+}

@@ -1,0 +1,697 @@
+/* hook.c - libmprof.so's entry points: the interposed allocation functions,
+ * start-up (resolving the next allocator, creating the segment), fork, exit
+ * and SIGUSR2 dumps.  Per-thread state only on the hot path; a per-thread
+ * busy flag makes every nested call (from libunwind, dlsym, a signal
+ * handler inside the hook) go straight to the real allocator. */
+#include "attach/hook.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+seg_header *hook_seg;
+
+static HOOK_TLS __thread hook_thread th;
+
+static void *(*real_malloc)(size_t);
+static void (*real_free)(void *);
+static void *(*real_calloc)(size_t, size_t);
+static void *(*real_realloc)(void *, size_t);
+static int (*real_posix_memalign)(void **, size_t, size_t);
+static void *(*real_aligned_alloc)(size_t, size_t);
+static void *(*real_memalign)(size_t, size_t);
+
+/* 0 not started, 1 starting, 2 recording, 3 passing through. */
+static int hook_state;
+static int max_depth = 64;
+static size_t page_size = 4096;
+static uint64_t seg_size;
+static char out_path[4096];
+static int out_v1, forked_child;
+static unsigned dump_seq;
+
+/* ---- bootstrap arena: allocations made while dlsym resolves us ---------- */
+
+static char arena[1 << 16] __attribute__((aligned(64)));
+static size_t arena_used;
+
+static void *arena_alloc(size_t n, size_t align)
+{
+	if (align < 16)
+		align = 16;
+	for (;;) {
+		size_t old = __atomic_load_n(&arena_used, __ATOMIC_RELAXED);
+		size_t start = (old + 16 + align - 1) & ~(align - 1);
+		if (start + n > sizeof(arena) || start + n < start)
+			return NULL;
+		if (__atomic_compare_exchange_n(&arena_used, &old, start + n, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+			memcpy(arena + start - sizeof(size_t), &n, sizeof(size_t));
+			return arena + start;
+		}
+	}
+}
+
+static inline int in_arena(const void *p)
+{
+	return (const char *)p >= arena && (const char *)p < arena + sizeof(arena);
+}
+
+static size_t arena_size(const void *p)
+{
+	size_t n;
+	memcpy(&n, (const char *)p - sizeof(size_t), sizeof(n));
+	return n;
+}
+
+/* ---- start-up ------------------------------------------------------------ */
+
+static void say(const char *a, const char *b, const char *c)
+{
+	char buf[512];
+	int n = snprintf(buf, sizeof(buf), "mprof: %s%s%s\n", a, b, c);
+	if (n > 0 && write(2, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1) < 0)
+		return;
+}
+
+static uint64_t env_num(const char *name, uint64_t def, uint64_t lo, uint64_t hi)
+{
+	const char *s = getenv(name);
+	if (!s || !*s)
+		return def;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (*end || v < lo || v > hi) {
+		say(name, ": out of range, using the default", "");
+		return def;
+	}
+	return v;
+}
+
+static uint64_t align64(uint64_t n)
+{
+	return (n + 63) & ~(uint64_t)63;
+}
+
+static int64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void read_cmdline(char *dst, size_t cap)
+{
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, dst, cap - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	while (n > 0 && !dst[n - 1])
+		n--;
+	for (ssize_t i = 0; i < n; i++)
+		if (!dst[i])
+			dst[i] = ' ';
+	dst[n] = 0;
+}
+
+static void seg_path(char *buf, size_t cap, int pid)
+{
+	snprintf(buf, cap, SEG_PATH_FMT, pid);
+}
+
+/* Creates and maps /dev/shm/mprof-<pid> (0600) with the given capacities. */
+static seg_header *seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, uint64_t mods)
+{
+	char path[64];
+	int pid = (int)getpid();
+	seg_path(path, sizeof(path), pid);
+	uint64_t hash = 1;
+	while (hash < stacks * 2)
+		hash *= 2;
+	uint64_t size[SEG_R_COUNT] = {
+		[SEG_R_STACKS] = stacks * sizeof(seg_stack),
+		[SEG_R_COUNTERS] = stacks * sizeof(seg_counter),
+		[SEG_R_FRAMES] = frames * sizeof(uint64_t),
+		[SEG_R_HASH] = hash * sizeof(uint32_t),
+		[SEG_R_RING] = ring * sizeof(seg_event),
+		[SEG_R_MODULES] = mods * sizeof(seg_module),
+	};
+	uint64_t off[SEG_R_COUNT], total = align64(sizeof(seg_header));
+	for (int r = 0; r < SEG_R_COUNT; r++) {
+		off[r] = total;
+		total = align64(total + size[r]);
+	}
+	total = (total + page_size - 1) & ~(uint64_t)(page_size - 1);
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 && errno == EEXIST) {   /* left by a dead process with our pid */
+		unlink(path);
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	}
+	if (fd < 0) {
+		say("cannot create ", path, ": not recording");
+		return NULL;
+	}
+	struct statvfs vfs;
+	if (fchmod(fd, 0600) || ftruncate(fd, (off_t)total) ||
+	    (!fstatvfs(fd, &vfs) && (uint64_t)vfs.f_bavail * vfs.f_frsize < total)) {
+		say("no room for ", path, ": not recording");
+		close(fd);
+		unlink(path);
+		return NULL;
+	}
+	seg_header *h = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (h == MAP_FAILED) {
+		say("cannot map ", path, ": not recording");
+		unlink(path);
+		return NULL;
+	}
+	seg_size = total;
+	h->version = SEG_VERSION;
+	h->header_size = sizeof(seg_header);
+	h->file_size = total;
+	h->pid = pid;
+	h->start_time_ns = clock_ns(CLOCK_REALTIME);
+	h->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
+	h->max_depth = (uint32_t)max_depth;
+	read_cmdline(h->cmdline, sizeof(h->cmdline));
+	memcpy(h->off, off, sizeof(off));
+	memcpy(h->size, size, sizeof(size));
+	h->stack_cap = stacks;
+	h->frame_cap = frames;
+	h->hash_cap = hash;
+	h->ring_cap = ring;
+	h->module_cap = mods;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(h->magic, SEG_MAGIC, 8);
+	return h;
+}
+
+/* MPROF_FOLLOW=0: blank libmprof out of LD_PRELOAD so exec'd children run
+ * without it (the loader splits the list on spaces and colons). */
+static void strip_preload(void)
+{
+	extern char **environ;
+	for (char **e = environ; e && *e; e++) {
+		if (strncmp(*e, "LD_PRELOAD=", 11))
+			continue;
+		char *s = *e + 11;
+		while (*s) {
+			size_t n = strcspn(s, " :");
+			char *hit = memmem(s, n, "libmprof", 8);
+			if (hit)
+				memset(s, ' ', n);
+			s += n;
+			if (*s)
+				s++;
+		}
+	}
+}
+
+static void dump_path(char *dst, size_t cap, unsigned seq)
+{
+	char base[4096];
+	size_t k = 0;
+	for (const char *s = out_path; *s && k + 24 < sizeof(base); s++) {
+		if (s[0] == '%' && s[1] == 'p') {
+			k += (size_t)snprintf(base + k, sizeof(base) - k, "%d", (int)getpid());
+			s++;
+		} else {
+			base[k++] = *s;
+		}
+	}
+	base[k] = 0;
+	int has_pid = strstr(out_path, "%p") != NULL;
+	char pid[32] = "";
+	if (forked_child && !has_pid)
+		snprintf(pid, sizeof(pid), ".%d", (int)getpid());
+	if (seq)
+		snprintf(dst, cap, "%s%s.%u", base, pid, seq);
+	else
+		snprintf(dst, cap, "%s%s", base, pid);
+}
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	int e = errno;
+	th.busy++;
+	char path[4200];
+	dump_path(path, sizeof(path), __atomic_add_fetch(&dump_seq, 1, __ATOMIC_RELAXED));
+	modules_scan(hook_seg, 1);
+	if (dump_write(hook_seg, path, out_v1))
+		say("cannot write ", path, "");
+	th.busy--;
+	errno = e;
+}
+
+static void fork_prepare(void)
+{
+	th.busy++;
+	if (hook_seg)
+		live_lock_all();
+}
+
+static void fork_parent(void)
+{
+	if (hook_seg)
+		live_unlock_all();
+	th.busy--;
+}
+
+/* The child copies what the parent recorded into a segment of its own. */
+static void fork_child(void)
+{
+	seg_header *old = hook_seg;
+	uint64_t old_size = seg_size;
+	live_unlock_all();
+	th.tid = 0;
+	if (!old) {
+		th.busy--;
+		return;
+	}
+	forked_child = 1;
+	dump_seq = 0;
+	seg_header *h = seg_create(old->stack_cap, old->frame_cap, old->ring_cap, old->module_cap);
+	if (!h) {
+		hook_seg = NULL;
+		__atomic_store_n(&hook_state, 3, __ATOMIC_RELEASE);
+		munmap(old, old_size);
+		th.busy--;
+		return;
+	}
+	uint64_t ns = old->stack_count < old->stack_cap ? old->stack_count : old->stack_cap;
+	uint64_t nf = old->frame_used < old->frame_cap ? old->frame_used : old->frame_cap;
+	memcpy(seg_region(h, SEG_R_STACKS), seg_region(old, SEG_R_STACKS), ns * sizeof(seg_stack));
+	memcpy(seg_region(h, SEG_R_COUNTERS), seg_region(old, SEG_R_COUNTERS), ns * sizeof(seg_counter));
+	memcpy(seg_region(h, SEG_R_FRAMES), seg_region(old, SEG_R_FRAMES), nf * sizeof(uint64_t));
+	memcpy(seg_region(h, SEG_R_MODULES), seg_region(old, SEG_R_MODULES), old->module_count * sizeof(seg_module));
+	h->stack_count = ns;
+	h->frame_used = nf;
+	h->module_count = old->module_count;
+	h->unknown_frees = old->unknown_frees;
+	h->dropped_stacks = old->dropped_stacks;
+	h->dropped_live = old->dropped_live;
+	h->truncated_stacks = old->truncated_stacks;
+	h->unwind = old->unwind;
+	stacks_rehash(h);
+	h->state = SEG_STATE_RUNNING;
+	hook_seg = h;
+	munmap(old, old_size);
+	memset(th.cache_id, 0, sizeof(th.cache_id));
+	th.busy--;
+}
+
+__attribute__((destructor)) static void hook_fini(void)
+{
+	seg_header *h = hook_seg;
+	if (!h)
+		return;
+	th.busy++;
+	if (out_path[0]) {
+		char path[4200];
+		dump_path(path, sizeof(path), 0);
+		modules_scan(h, 0);
+		if (dump_write(h, path, out_v1))
+			say("cannot write ", path, "");
+	}
+	__atomic_store_n(&h->state, SEG_STATE_EXITED, __ATOMIC_RELEASE);
+	char sp[64];
+	seg_path(sp, sizeof(sp), (int)h->pid);
+	unlink(sp);
+	th.busy--;
+}
+
+static void *next_sym(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+/* A function found after malloc's provider but from another library would
+ * hand out blocks that provider cannot free: use posix_memalign instead. */
+static void *same_provider(void *fn)
+{
+	Dl_info a, b;
+	if (!fn || !dladdr((void *)real_malloc, &a) || !dladdr(fn, &b) || a.dli_fbase != b.dli_fbase)
+		return NULL;
+	return fn;
+}
+
+static void hook_init(void)
+{
+	int expect = 0;
+	if (!__atomic_compare_exchange_n(&hook_state, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	th.busy++;
+	*(void **)&real_malloc = next_sym("malloc");
+	*(void **)&real_free = next_sym("free");
+	*(void **)&real_calloc = next_sym("calloc");
+	*(void **)&real_realloc = next_sym("realloc");
+	*(void **)&real_posix_memalign = next_sym("posix_memalign");
+	*(void **)&real_aligned_alloc = same_provider(next_sym("aligned_alloc"));
+	*(void **)&real_memalign = same_provider(next_sym("memalign"));
+	if (!real_malloc || !real_free || !real_calloc || !real_realloc || !real_posix_memalign) {
+		say("cannot find the next allocator: not recording", "", "");
+		__atomic_store_n(&hook_state, 3, __ATOMIC_RELEASE);
+		th.busy--;
+		return;
+	}
+	page_size = (size_t)sysconf(_SC_PAGESIZE);
+	max_depth = (int)env_num("MPROF_DEPTH", 64, 1, HOOK_MAX_DEPTH);
+	const char *uw = getenv("MPROF_UNWIND");
+	int fp = uw && !strcmp(uw, "fp");
+	if (uw && *uw && !fp && strcmp(uw, "libunwind"))
+		say("MPROF_UNWIND: use libunwind or fp; using libunwind", "", "");
+	uint64_t stacks = env_num("MPROF_STACKS", 1 << 18, 1024, 1u << 30);
+	uint64_t ring = 1;
+	uint64_t want_ring = env_num("MPROF_RING", 1 << 16, 1, 1u << 28);
+	while (ring < want_ring)
+		ring *= 2;
+	const char *out = getenv("MPROF_OUT");
+	if (out && *out && strlen(out) < sizeof(out_path) - 64)
+		strcpy(out_path, out);
+	const char *fmt = getenv("MPROF_FORMAT");
+	out_v1 = fmt && !strcmp(fmt, "skynet");
+	if (fmt && *fmt && !out_v1 && strcmp(fmt, "native"))
+		say("MPROF_FORMAT: use native or skynet; using native", "", "");
+	const char *follow = getenv("MPROF_FOLLOW");
+	if (follow && !strcmp(follow, "0"))
+		strip_preload();
+
+	seg_header *h = seg_create(stacks, stacks * 16, ring, 1024);
+	if (!h || live_init()) {
+		__atomic_store_n(&hook_state, 3, __ATOMIC_RELEASE);
+		th.busy--;
+		return;
+	}
+	h->unwind = fp ? SEG_UNWIND_FP : SEG_UNWIND_LIBUNWIND;
+	uint64_t lo, hi;
+	if (!modules_self_range((void *)hook_init, &lo, &hi))
+		unwind_set_self(lo, hi);
+	unwind_init(fp);
+	modules_scan(h, 0);
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	if (out_path[0]) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_usr2;
+		sa.sa_flags = SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGUSR2, &sa, NULL);
+	}
+	h->state = SEG_STATE_RUNNING;
+	hook_seg = h;
+	__atomic_store_n(&hook_state, 2, __ATOMIC_RELEASE);
+	th.busy--;
+}
+
+__attribute__((constructor)) static void hook_ctor(void)
+{
+	hook_init();
+}
+
+/* ---- recording ------------------------------------------------------------ */
+
+static void record_alloc(void *p, size_t n)
+{
+	seg_header *h = hook_seg;
+	uint64_t pcs[HOOK_MAX_DEPTH];
+	int d = unwind_capture(pcs, max_depth);
+	if (d >= max_depth)
+		__atomic_fetch_add(&h->truncated_stacks, 1, __ATOMIC_RELAXED);
+	int fresh;
+	uint32_t id = stacks_intern(h, &th, pcs, (uint32_t)d, &fresh);
+	if (fresh)
+		modules_check(h);
+	if (id == UINT32_MAX)
+		return;
+	if (live_put((uint64_t)(uintptr_t)p, id, n)) {
+		__atomic_fetch_add(&h->dropped_live, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	seg_counter *c = (seg_counter *)seg_region(h, SEG_R_COUNTERS) + id;
+	__atomic_fetch_add(&c->alloc_objs, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&c->alloc_bytes, n, __ATOMIC_RELAXED);
+	if (!th.tid)
+		th.tid = (uint32_t)syscall(SYS_gettid);
+	ring_push(h, &th, SEG_EV_ALLOC, id, n);
+}
+
+static void record_free(void *p)
+{
+	seg_header *h = hook_seg;
+	uint32_t id;
+	uint64_t n;
+	if (!live_take((uint64_t)(uintptr_t)p, &id, &n)) {
+		__atomic_fetch_add(&h->unknown_frees, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	seg_counter *c = (seg_counter *)seg_region(h, SEG_R_COUNTERS) + id;
+	__atomic_fetch_add(&c->free_objs, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&c->free_bytes, n, __ATOMIC_RELAXED);
+	if (!th.tid)
+		th.tid = (uint32_t)syscall(SYS_gettid);
+	ring_push(h, &th, SEG_EV_FREE, id, n);
+}
+
+/* 1 when this call should be recorded; 0 to pass straight through. */
+static inline int hook_enter(void)
+{
+	if (unlikely(__atomic_load_n(&hook_state, __ATOMIC_ACQUIRE) != 2)) {
+		if (!__atomic_load_n(&hook_state, __ATOMIC_ACQUIRE))
+			hook_init();
+		if (__atomic_load_n(&hook_state, __ATOMIC_ACQUIRE) != 2)
+			return 0;
+	}
+	if (th.busy)
+		return 0;
+	th.busy = 1;
+	return 1;
+}
+
+static inline void hook_leave(void)
+{
+	th.busy = 0;
+}
+
+/* Before the next allocator is known, every allocation is from the arena. */
+#define NEED_REAL(fn) (unlikely(!__atomic_load_n(&(fn), __ATOMIC_ACQUIRE)))
+
+EXPORT void *malloc(size_t n)
+{
+	if (NEED_REAL(real_malloc)) {
+		hook_init();
+		if (NEED_REAL(real_malloc))
+			return arena_alloc(n, 16);
+	}
+	if (!hook_enter())
+		return real_malloc(n);
+	void *p = real_malloc(n);
+	if (p)
+		record_alloc(p, n);
+	hook_leave();
+	return p;
+}
+
+EXPORT void free(void *p)
+{
+	if (!p || unlikely(in_arena(p)))
+		return;
+	if (NEED_REAL(real_free))
+		return;
+	if (hook_enter()) {
+		record_free(p);
+		hook_leave();
+	}
+	real_free(p);
+}
+
+EXPORT void *calloc(size_t n, size_t m)
+{
+	if (NEED_REAL(real_calloc)) {
+		hook_init();
+		if (NEED_REAL(real_calloc)) {
+			size_t t;
+			if (__builtin_mul_overflow(n, m, &t))
+				return NULL;
+			return arena_alloc(t, 16);   /* static memory is zero */
+		}
+	}
+	if (!hook_enter())
+		return real_calloc(n, m);
+	void *p = real_calloc(n, m);
+	if (p)
+		record_alloc(p, n * m);
+	hook_leave();
+	return p;
+}
+
+static void *realloc_impl(void *p, size_t n)
+{
+	if (NEED_REAL(real_realloc)) {
+		hook_init();
+		if (NEED_REAL(real_realloc)) {
+			void *q = arena_alloc(n, 16);
+			if (q && p)
+				memcpy(q, p, arena_size(p) < n ? arena_size(p) : n);
+			return q;
+		}
+	}
+	if (p && unlikely(in_arena(p))) {
+		void *q = malloc(n);
+		if (q)
+			memcpy(q, p, arena_size(p) < n ? arena_size(p) : n);
+		return q;
+	}
+	if (!hook_enter())
+		return real_realloc(p, n);
+	uint32_t id = UINT32_MAX;
+	uint64_t old = 0;
+	/* Taken out before the call: once realloc frees p, another thread may
+	 * be handed the same address. */
+	int known = p && live_take((uint64_t)(uintptr_t)p, &id, &old);
+	void *q = real_realloc(p, n);
+	seg_header *h = hook_seg;
+	if (!q && p && n) {   /* failed: p is still the caller's */
+		if (known)
+			live_put((uint64_t)(uintptr_t)p, id, old);
+	} else {
+		if (p && known) {
+			seg_counter *c = (seg_counter *)seg_region(h, SEG_R_COUNTERS) + id;
+			__atomic_fetch_add(&c->free_objs, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&c->free_bytes, old, __ATOMIC_RELAXED);
+			if (!th.tid)
+				th.tid = (uint32_t)syscall(SYS_gettid);
+			ring_push(h, &th, SEG_EV_FREE, id, old);
+		} else if (p) {
+			__atomic_fetch_add(&h->unknown_frees, 1, __ATOMIC_RELAXED);
+		}
+		if (q)
+			record_alloc(q, n);
+	}
+	hook_leave();
+	return q;
+}
+
+EXPORT void *realloc(void *p, size_t n)
+{
+	return realloc_impl(p, n);
+}
+
+EXPORT void *reallocarray(void *p, size_t n, size_t m)
+{
+	size_t t;
+	if (__builtin_mul_overflow(n, m, &t)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc_impl(p, t);
+}
+
+static int memalign_impl(void **out, size_t al, size_t n, int posix)
+{
+	if (NEED_REAL(real_posix_memalign)) {
+		hook_init();
+		if (NEED_REAL(real_posix_memalign)) {
+			*out = arena_alloc(n, al);
+			return *out ? 0 : ENOMEM;
+		}
+	}
+	int rec = hook_enter();
+	int rc;
+	if (!posix && real_memalign) {
+		*out = real_memalign(al, n);
+		rc = *out ? 0 : errno;
+	} else {
+		rc = real_posix_memalign(out, al, n);
+	}
+	if (rec) {
+		if (!rc && *out)
+			record_alloc(*out, n);
+		hook_leave();
+	}
+	return rc;
+}
+
+EXPORT int posix_memalign(void **out, size_t al, size_t n)
+{
+	void *p = NULL;
+	int rc = memalign_impl(&p, al, n, 1);
+	if (!rc)
+		*out = p;
+	return rc;
+}
+
+EXPORT void *aligned_alloc(size_t al, size_t n)
+{
+	if (real_aligned_alloc && hook_state == 2) {
+		int rec = hook_enter();
+		void *p = real_aligned_alloc(al, n);
+		if (rec) {
+			if (p)
+				record_alloc(p, n);
+			hook_leave();
+		}
+		return p;
+	}
+	void *p = NULL;
+	int rc = memalign_impl(&p, al < sizeof(void *) ? sizeof(void *) : al, n, 1);
+	if (rc)
+		errno = rc;
+	return rc ? NULL : p;
+}
+
+EXPORT void *memalign(size_t al, size_t n)
+{
+	void *p = NULL;
+	if (!real_memalign) {
+		/* posix_memalign wants a power of two, at least a pointer. */
+		size_t a = sizeof(void *);
+		while (a < al)
+			a *= 2;
+		al = a;
+	}
+	int rc = memalign_impl(&p, al, n, 0);
+	if (rc)
+		errno = rc;
+	return rc ? NULL : p;
+}
+
+EXPORT void *valloc(size_t n)
+{
+	void *p = NULL;
+	int rc = memalign_impl(&p, page_size, n, 1);
+	if (rc)
+		errno = rc;
+	return rc ? NULL : p;
+}
+
+EXPORT void *pvalloc(size_t n)
+{
+	size_t r = (n + page_size - 1) & ~(page_size - 1);
+	if (r < n) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	void *p = NULL;
+	int rc = memalign_impl(&p, page_size, r ? r : page_size, 1);
+	if (rc)
+		errno = rc;
+	return rc ? NULL : p;
+}

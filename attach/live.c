@@ -1,0 +1,166 @@
+/* live.c - the live-pointer table: ptr -> (stack, size) for every block the
+ * hook saw allocated, so each free is charged to its allocating stack.
+ * 256 shards by pointer hash, each an open-addressing table with backward-
+ * shift deletion under its own spinlock (held for a few loads and stores,
+ * never while unwinding).  Memory is mmap'd; a full shard doubles. */
+#include "attach/hook.h"
+
+#include <sched.h>
+#include <string.h>
+
+#define SHARDS 256
+#define SHARD_INIT 1024
+
+typedef struct live_ent {
+	uint64_t ptr;      /* 0: empty */
+	uint64_t size;
+	uint32_t stack;
+	uint32_t pad;
+} live_ent;
+
+typedef struct shard {
+	int lock;
+	uint32_t pad;
+	live_ent *tab;
+	uint64_t mask, used;
+	char line_pad[32];
+} shard;
+
+static shard shards[SHARDS] __attribute__((aligned(64)));
+
+static inline uint64_t ptr_hash(uint64_t p)
+{
+	p ^= p >> 29;
+	p *= 0xbf58476d1ce4e5b9ULL;
+	p ^= p >> 32;
+	return p;
+}
+
+static inline void shard_lock(shard *s)
+{
+	for (int spins = 0; __atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE); spins++) {
+		while (__atomic_load_n(&s->lock, __ATOMIC_RELAXED)) {
+			if (++spins > 100)
+				sched_yield();
+			else
+				__builtin_ia32_pause();
+		}
+	}
+}
+
+static inline void shard_unlock(shard *s)
+{
+	__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
+}
+
+int live_init(void)
+{
+	for (int i = 0; i < SHARDS; i++) {
+		shards[i].tab = hook_map(SHARD_INIT * sizeof(live_ent));
+		if (!shards[i].tab)
+			return -1;
+		shards[i].mask = SHARD_INIT - 1;
+	}
+	return 0;
+}
+
+static void slot_insert(live_ent *tab, uint64_t mask, const live_ent *e)
+{
+	uint64_t i = (ptr_hash(e->ptr) >> 8) & mask;
+	while (tab[i].ptr)
+		i = (i + 1) & mask;
+	tab[i] = *e;
+}
+
+static int shard_grow(shard *s)
+{
+	uint64_t n = (s->mask + 1) * 2;
+	live_ent *t = hook_map(n * sizeof(live_ent));
+	if (!t)
+		return -1;
+	for (uint64_t i = 0; i <= s->mask; i++)
+		if (s->tab[i].ptr)
+			slot_insert(t, n - 1, &s->tab[i]);
+	hook_unmap(s->tab, (s->mask + 1) * sizeof(live_ent));
+	s->tab = t;
+	s->mask = n - 1;
+	return 0;
+}
+
+int live_put(uint64_t ptr, uint32_t stack, uint64_t size)
+{
+	uint64_t h = ptr_hash(ptr);
+	shard *s = &shards[h & (SHARDS - 1)];
+	live_ent e = { .ptr = ptr, .size = size, .stack = stack };
+	shard_lock(s);
+	if ((s->used + 1) * 4 > (s->mask + 1) * 3 && shard_grow(s)) {
+		shard_unlock(s);
+		return -1;
+	}
+	/* A pointer already present means its free went unseen: replace it. */
+	uint64_t i = (h >> 8) & s->mask;
+	while (s->tab[i].ptr && s->tab[i].ptr != ptr)
+		i = (i + 1) & s->mask;
+	if (!s->tab[i].ptr)
+		s->used++;
+	s->tab[i] = e;
+	shard_unlock(s);
+	return 0;
+}
+
+int live_take(uint64_t ptr, uint32_t *stack, uint64_t *size)
+{
+	uint64_t h = ptr_hash(ptr);
+	shard *s = &shards[h & (SHARDS - 1)];
+	shard_lock(s);
+	uint64_t mask = s->mask, i = (h >> 8) & mask;
+	live_ent *tab = s->tab;
+	while (tab[i].ptr && tab[i].ptr != ptr)
+		i = (i + 1) & mask;
+	if (!tab[i].ptr) {
+		shard_unlock(s);
+		return 0;
+	}
+	*stack = tab[i].stack;
+	*size = tab[i].size;
+	/* Backward-shift deletion keeps probe chains intact without tombstones. */
+	uint64_t j = i;
+	for (;;) {
+		tab[i].ptr = 0;
+		for (;;) {
+			j = (j + 1) & mask;
+			if (!tab[j].ptr)
+				goto done;
+			uint64_t home = (ptr_hash(tab[j].ptr) >> 8) & mask;
+			/* Move j to i unless its home lies cyclically in (i, j]. */
+			if (i <= j ? (home <= i || home > j) : (home <= i && home > j))
+				break;
+		}
+		tab[i] = tab[j];
+		i = j;
+	}
+done:
+	s->used--;
+	shard_unlock(s);
+	return 1;
+}
+
+void live_lock_all(void)
+{
+	for (int i = 0; i < SHARDS; i++)
+		shard_lock(&shards[i]);
+}
+
+void live_unlock_all(void)
+{
+	for (int i = 0; i < SHARDS; i++)
+		shard_unlock(&shards[i]);
+}
+
+uint64_t live_count(void)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < SHARDS; i++)
+		n += __atomic_load_n(&shards[i].used, __ATOMIC_RELAXED);
+	return n;
+}

@@ -1,0 +1,25 @@
+/* mapmem.c - page-granular memory straight from the kernel, for code that
+ * must not use the allocator it watches (the hook, its dumps). */
+#include "attach/hook.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+static size_t page_round(size_t n)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	return (n + pg - 1) & ~(pg - 1);
+}
+
+void *hook_map(size_t size)
+{
+	void *p = mmap(NULL, page_round(size ? size : 1), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void hook_unmap(void *p, size_t size)
+{
+	if (p)
+		munmap(p, page_round(size ? size : 1));
+}

@@ -1,0 +1,141 @@
+/* segment.h - the live segment /dev/shm/mprof-<pid>: the layout shared by
+ * the producer (libmprof.so, inside the profiled process) and consumers
+ * (segment_read.c, the live TUI).  Native byte order and alignment: the
+ * consumer runs on the same machine.  Documented in man/libmprof.3.
+ *
+ * The file is one header followed by regions, each at header.off[R] with
+ * header.size[R] bytes (R = SEG_R_*), all 64-byte aligned and inside the
+ * file.  A consumer must check every offset, size, count and index against
+ * the mapping before use (segment_read.c does).
+ *
+ * Concurrency: the producer appends; it never moves or rewrites published
+ * data except counters.  A stack entry is written, then its state is set to
+ * SEG_STACK_READY with a release store; readers load state with acquire and
+ * skip entries that are not ready.  Counters are 64-bit atomics, updated
+ * with relaxed adds: a reader sees each one exactly or slightly stale. */
+#ifndef MPROF_SEGMENT_H
+#define MPROF_SEGMENT_H
+
+#include <stdint.h>
+
+#define SEG_MAGIC "MPROFSEG"
+#define SEG_VERSION 1
+#define SEG_PATH_FMT "/dev/shm/mprof-%d"
+
+/* Producer state (header.state). */
+enum seg_state {
+	SEG_STATE_STARTING = 0,
+	SEG_STATE_RUNNING = 1,   /* recording */
+	SEG_STATE_EXITED = 2,    /* the process ran its exit handlers */
+};
+
+/* Unwinder in use (header.unwind). */
+enum seg_unwind {
+	SEG_UNWIND_LIBUNWIND = 0,
+	SEG_UNWIND_FP = 1,
+};
+
+/* Regions, in file order. */
+enum seg_region {
+	SEG_R_STACKS = 0,   /* seg_stack[stack_cap] */
+	SEG_R_COUNTERS,     /* seg_counter[stack_cap], same index as stacks */
+	SEG_R_FRAMES,       /* uint64_t pcs[frame_cap], the stacks' frames */
+	SEG_R_HASH,         /* uint32_t slots[hash_cap]: stack id + 1, 0 empty */
+	SEG_R_RING,         /* seg_event[ring_cap] */
+	SEG_R_MODULES,      /* seg_module[module_cap] */
+	SEG_R_COUNT
+};
+
+/* Counts in the header that grow are atomics; a reader loads them with
+ * acquire and clamps them to the matching capacity. */
+typedef struct seg_header {
+	char magic[8];             /* SEG_MAGIC, no NUL */
+	uint32_t version;          /* SEG_VERSION */
+	uint32_t header_size;      /* sizeof(seg_header) */
+	uint64_t file_size;        /* bytes in the file */
+	int64_t pid;
+	int64_t start_time_ns;     /* CLOCK_REALTIME at segment creation */
+	int64_t start_mono_ns;     /* CLOCK_MONOTONIC at creation: event times use it */
+	uint32_t state;            /* enum seg_state */
+	uint32_t unwind;           /* enum seg_unwind */
+	uint32_t max_depth;        /* MPROF_DEPTH */
+	uint32_t pad0;
+	char cmdline[512];         /* argv joined by spaces, NUL-terminated, truncated */
+
+	uint64_t off[SEG_R_COUNT]; /* byte offset of each region in the file */
+	uint64_t size[SEG_R_COUNT];/* byte size of each region */
+
+	uint64_t stack_cap;        /* entries in STACKS and COUNTERS */
+	uint64_t stack_count;      /* ids handed out so far (entries may not be ready) */
+	uint64_t frame_cap;        /* pcs in FRAMES */
+	uint64_t frame_used;       /* pcs handed out so far */
+	uint64_t hash_cap;         /* slots in HASH, a power of two */
+	uint64_t ring_cap;         /* events in RING, a power of two */
+	uint64_t ring_head;        /* events ever written; next goes to head % cap */
+	uint64_t ring_read;        /* events a consumer has taken (it may write this) */
+	uint64_t module_cap;
+	uint64_t module_count;     /* modules published (each entry ready first) */
+
+	/* Totals and what could not be recorded; alloc/free totals are the sums
+	 * of the per-stack counters (kept there only, to keep the hot path off
+	 * one shared line). */
+	uint64_t unknown_frees;    /* frees of pointers the hook never saw */
+	uint64_t unknown_free_bytes; /* always 0: their size is unknown */
+	uint64_t dropped_stacks;   /* allocations not recorded: stack table full */
+	uint64_t dropped_live;     /* allocations not tracked: live table full */
+	uint64_t dropped_events;   /* ring events overwritten before being read */
+	uint64_t truncated_stacks; /* stacks cut at max_depth */
+	uint64_t dumps;            /* dumps written so far */
+	uint64_t reserved[8];
+} seg_header;
+
+enum seg_stack_state {
+	SEG_STACK_EMPTY = 0,       /* id handed out, not written yet */
+	SEG_STACK_READY = 1,       /* published: depth and frames are valid */
+	SEG_STACK_DUP = 2,         /* lost an insert race: an equal stack exists */
+};
+
+typedef struct seg_stack {
+	uint32_t state;            /* enum seg_stack_state, release-stored last */
+	uint32_t depth;            /* frames, leaf first */
+	uint64_t frame_off;        /* index of the leaf pc in FRAMES */
+	uint64_t hash;
+} seg_stack;
+
+/* Exact per-stack totals (requested sizes). */
+typedef struct seg_counter {
+	uint64_t alloc_objs, alloc_bytes, free_objs, free_bytes;
+} seg_counter;
+
+enum seg_event_kind { SEG_EV_ALLOC = 1, SEG_EV_FREE = 2 };
+
+/* seq is written last (release) as index + 1: a reader that loads seq
+ * (acquire), copies the event, and loads seq again, keeps the copy only if
+ * both equal the index it wanted + 1. */
+typedef struct seg_event {
+	uint64_t seq;
+	uint64_t time_ns;          /* CLOCK_MONOTONIC - header.start_mono_ns */
+	uint64_t size;             /* requested bytes */
+	uint32_t stack;            /* stack id; UINT32_MAX when unknown */
+	uint32_t kind;             /* enum seg_event_kind */
+	uint32_t tid;
+	uint32_t pad;
+} seg_event;
+
+#define SEG_MOD_PATH 448
+#define SEG_MOD_BUILD_ID 41        /* hex digits of a 20-byte id + NUL */
+
+enum seg_module_state { SEG_MOD_LOADED = 1, SEG_MOD_UNLOADED = 2 };
+
+typedef struct seg_module {
+	uint64_t base;             /* address of the lowest PT_LOAD, page-aligned */
+	uint64_t size;             /* bytes from base to the end of the last PT_LOAD */
+	uint64_t offset;           /* file offset mapped at base */
+	uint64_t bias;             /* load bias: ELF vaddr = address - bias */
+	uint32_t state;            /* enum seg_module_state */
+	uint32_t pad;
+	char build_id[SEG_MOD_BUILD_ID + 7];
+	char path[SEG_MOD_PATH];   /* NUL-terminated, truncated */
+} seg_module;
+
+#endif

@@ -1,0 +1,237 @@
+/* segment_read.c - consumer of the live segment.  The producer keeps
+ * writing while we read, and a segment may be corrupt or hostile: every
+ * count is clamped to its capacity and every index checked before use. */
+#include "attach/segment_read.h"
+#include "attach/hook.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SEG_READ_MAX_DEPTH 4096
+
+static int region_ok(const seg_header *h, int r, uint64_t need, size_t len)
+{
+	return h->off[r] % 8 == 0 && h->off[r] >= sizeof(seg_header) && h->off[r] <= len &&
+	       h->size[r] <= len - h->off[r] && h->size[r] >= need;
+}
+
+static int mul_ok(uint64_t n, uint64_t elem, uint64_t *out)
+{
+	return !__builtin_mul_overflow(n, elem, out);
+}
+
+int seg_validate(const void *data, size_t len, const char *name, prof_error *err)
+{
+	const seg_header *h = data;
+	if (len < sizeof(seg_header) || memcmp(h->magic, SEG_MAGIC, 8)) {
+		prof_errorf(err, "%s: offset 0: not an mprof segment", name);
+		return -1;
+	}
+	if (h->version != SEG_VERSION || h->header_size != sizeof(seg_header)) {
+		prof_errorf(err, "%s: offset 8: segment version %u (header %u bytes), this mprof reads version %u",
+			    name, h->version, h->header_size, SEG_VERSION);
+		return -1;
+	}
+	if (h->file_size > len) {
+		prof_errorf(err, "%s: offset 16: segment claims %llu bytes, %zu mapped", name,
+			    (unsigned long long)h->file_size, len);
+		return -1;
+	}
+	struct { int r; uint64_t cap, elem; const char *what; } need[] = {
+		{ SEG_R_STACKS, h->stack_cap, sizeof(seg_stack), "stacks" },
+		{ SEG_R_COUNTERS, h->stack_cap, sizeof(seg_counter), "counters" },
+		{ SEG_R_FRAMES, h->frame_cap, sizeof(uint64_t), "frames" },
+		{ SEG_R_HASH, h->hash_cap, sizeof(uint32_t), "hash" },
+		{ SEG_R_RING, h->ring_cap, sizeof(seg_event), "ring" },
+		{ SEG_R_MODULES, h->module_cap, sizeof(seg_module), "modules" },
+	};
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+		uint64_t bytes;
+		if (!mul_ok(need[i].cap, need[i].elem, &bytes) || !region_ok(h, need[i].r, bytes, len)) {
+			prof_errorf(err, "%s: offset %zu: %s region out of bounds", name,
+				    offsetof(seg_header, off) + (size_t)need[i].r * 8, need[i].what);
+			return -1;
+		}
+	}
+	if (h->stack_cap >= UINT32_MAX || (h->ring_cap & (h->ring_cap - 1)) ||
+	    (h->hash_cap & (h->hash_cap - 1))) {
+		prof_errorf(err, "%s: offset %zu: bad capacities", name, offsetof(seg_header, stack_cap));
+		return -1;
+	}
+	return 0;
+}
+
+int seg_open_path(seg_map *m, const char *path, prof_error *err)
+{
+	memset(m, 0, sizeof(*m));
+	snprintf(m->name, sizeof(m->name), "%s", path);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		prof_errorf(err, "%s: %s", path, errno == ENOENT ? "no such segment (is the process running under libmprof.so?)" : strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(seg_header)) {
+		prof_errorf(err, "%s: offset 0: too short for a segment header", path);
+		close(fd);
+		return -1;
+	}
+	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		prof_errorf(err, "%s: cannot map: %s", path, strerror(errno));
+		return -1;
+	}
+	if (seg_validate(p, (size_t)st.st_size, path, err)) {
+		munmap(p, (size_t)st.st_size);
+		return -1;
+	}
+	m->h = p;
+	m->len = (size_t)st.st_size;
+	return 0;
+}
+
+int seg_open(seg_map *m, int pid, prof_error *err)
+{
+	char path[64];
+	snprintf(path, sizeof(path), SEG_PATH_FMT, pid);
+	return seg_open_path(m, path, err);
+}
+
+void seg_close(seg_map *m)
+{
+	if (m->h)
+		munmap((void *)m->h, m->len);
+	m->h = NULL;
+}
+
+static uint64_t clamp(uint64_t v, uint64_t cap)
+{
+	return v < cap ? v : cap;
+}
+
+static int add_modules(prof *p, const seg_header *h, const char *base)
+{
+	const seg_module *mods = (const seg_module *)(base + h->off[SEG_R_MODULES]);
+	uint64_t n = clamp(__atomic_load_n(&h->module_count, __ATOMIC_ACQUIRE), h->module_cap);
+	for (uint64_t i = 0; i < n; i++) {
+		char path[SEG_MOD_PATH], bid[SEG_MOD_BUILD_ID];
+		snprintf(path, sizeof(path), "%.*s", (int)strnlen(mods[i].path, SEG_MOD_PATH - 1), mods[i].path);
+		snprintf(bid, sizeof(bid), "%.*s", (int)strnlen(mods[i].build_id, SEG_MOD_BUILD_ID - 1), mods[i].build_id);
+		if (prof_module_add(p, path, bid, mods[i].base, mods[i].size, mods[i].offset) == PROF_NONE)
+			return -1;
+	}
+	return 0;
+}
+
+/* The newest module holding pc (a reloaded library wins over the old). */
+static uint32_t module_of(const prof *p, uint64_t pc)
+{
+	for (size_t i = p->modules.len; i-- > 0;) {
+		const prof_module *m = &p->modules.v[i];
+		if (pc >= m->base && pc - m->base < m->size)
+			return (uint32_t)i;
+	}
+	return PROF_NONE;
+}
+
+static int name_frames(prof *p, const seg_header *h, const char *base)
+{
+	const seg_module *mods = (const seg_module *)(base + h->off[SEG_R_MODULES]);
+	char buf[SEG_MOD_PATH + ELFSYM_NAME_MAX + 64];
+	for (uint32_t m = 0; m < p->modules.len; m++) {
+		struct elfsym *es = NULL;
+		int opened = 0;
+		for (size_t i = 0; i < p->frames.len; i++) {
+			if (p->frames.v[i].module != m)
+				continue;
+			/* Module strings may move as the pool grows: re-read each time. */
+			if (!opened) {
+				es = elfsym_open(prof_strat(p, p->modules.v[m].path));
+				opened = 1;
+			}
+			const prof_module *pm = &p->modules.v[m];
+			int n = elfsym_name(es, buf, sizeof(buf), prof_strat(p, pm->path), p->frames.v[i].addr,
+					    mods[m].bias, pm->base, pm->offset);
+			uint32_t s = prof_str(p, buf, (size_t)n);
+			if (s == PROF_NONE) {
+				elfsym_close(es);
+				return -1;
+			}
+			p->frames.v[i].name = s;
+		}
+		elfsym_close(es);
+	}
+	return 0;
+}
+
+prof *seg_to_prof(const void *data, size_t len, const char *name, prof_error *err)
+{
+	if (seg_validate(data, len, name, err))
+		return NULL;
+	const seg_header *h = data;
+	const char *base = data;
+	prof *p = prof_new();
+	if (!p)
+		goto nomem;
+	p->meta.format = PROF_FMT_NATIVE;
+	p->meta.pid = h->pid;
+	p->meta.time = (int64_t)time(NULL);
+	p->meta.unknown_frees = h->unknown_frees;
+	p->meta.unknown_free_bytes = h->unknown_free_bytes;
+	p->meta.dropped = h->dropped_stacks + h->dropped_live;
+	size_t cl = strnlen(h->cmdline, sizeof(h->cmdline) - 1);
+	if (cl && (p->meta.cmdline = prof_str(p, h->cmdline, cl)) == PROF_NONE)
+		goto nomem;
+	if (add_modules(p, h, base))
+		goto nomem;
+
+	const seg_stack *sts = (const seg_stack *)(base + h->off[SEG_R_STACKS]);
+	const seg_counter *cnt = (const seg_counter *)(base + h->off[SEG_R_COUNTERS]);
+	const uint64_t *pcs = (const uint64_t *)(base + h->off[SEG_R_FRAMES]);
+	uint64_t ns = clamp(__atomic_load_n(&h->stack_count, __ATOMIC_ACQUIRE), h->stack_cap);
+	uint64_t nf = clamp(__atomic_load_n(&h->frame_used, __ATOMIC_ACQUIRE), h->frame_cap);
+	for (uint64_t s = 0; s < ns; s++) {
+		if (__atomic_load_n(&sts[s].state, __ATOMIC_ACQUIRE) != SEG_STACK_READY)
+			continue;
+		uint64_t ao = __atomic_load_n(&cnt[s].alloc_objs, __ATOMIC_RELAXED);
+		if (!ao)
+			continue;
+		uint32_t depth = sts[s].depth;
+		uint64_t fo = sts[s].frame_off;
+		if (depth > SEG_READ_MAX_DEPTH || fo > nf || depth > nf - fo) {
+			p->meta.dropped += ao;
+			continue;
+		}
+		uint32_t *dst = prof_stack_begin(p, depth);
+		if (!dst)
+			goto nomem;
+		for (uint32_t k = 0; k < depth; k++) {
+			uint32_t f = prof_frame_intern(p, pcs[fo + k]);
+			if (f == PROF_NONE)
+				goto nomem;
+			dst[k] = f;
+		}
+		uint32_t sid = prof_stack_commit(p, depth);
+		if (sid == PROF_NONE ||
+		    prof_sample_add(p, sid, 0, ao, __atomic_load_n(&cnt[s].alloc_bytes, __ATOMIC_RELAXED),
+				    __atomic_load_n(&cnt[s].free_objs, __ATOMIC_RELAXED),
+				    __atomic_load_n(&cnt[s].free_bytes, __ATOMIC_RELAXED)))
+			goto nomem;
+	}
+	for (size_t i = 0; i < p->frames.len; i++)
+		p->frames.v[i].module = module_of(p, p->frames.v[i].addr);
+	if (name_frames(p, h, base))
+		goto nomem;
+	return p;
+nomem:
+	prof_errorf(err, "%s: out of memory", name);
+	prof_free(p);
+	return NULL;
+}

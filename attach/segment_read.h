@@ -1,0 +1,37 @@
+/* segment_read.h - the consumer side of the live segment: map a hooked
+ * process's /dev/shm/mprof-<pid> read-only, validate it, and turn its
+ * current state into a profile. */
+#ifndef MPROF_SEGMENT_READ_H
+#define MPROF_SEGMENT_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attach/segment.h"
+#include "core/load.h"
+
+typedef struct seg_map {
+	const seg_header *h;   /* NULL when closed */
+	size_t len;            /* bytes mapped */
+	char name[64];         /* the segment's path, for messages */
+} seg_map;
+
+/* Maps /dev/shm/mprof-<pid> read-only and validates its header.
+ * 0, or -1 with err filled ("/dev/shm/mprof-PID: ..."). Close with seg_close. */
+int seg_open(seg_map *m, int pid, prof_error *err);
+/* The same for any file or memory holding a segment (tests, fuzzing). */
+int seg_open_path(seg_map *m, const char *path, prof_error *err);
+void seg_close(seg_map *m);
+
+/* Checks that every offset, size and capacity in the header lies inside
+ * len bytes and that the regions are large enough for their capacities.
+ * 0, or -1 with err filled. */
+int seg_validate(const void *data, size_t len, const char *name, prof_error *err);
+
+/* The segment's current state as a new profile (caller frees with
+ * prof_free): stacks with their exact counters, the module table, frame
+ * names "path(sym+0xoff) [0xaddr]".  Entries that are out of bounds are
+ * skipped and counted in meta.dropped.  NULL with err on failure. */
+prof *seg_to_prof(const void *data, size_t len, const char *name, prof_error *err);
+
+#endif

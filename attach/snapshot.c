@@ -1,0 +1,43 @@
+/* snapshot.c - a live process's current state, from its segment, to a file. */
+#include "attach/snapshot.h"
+#include "attach/segment_read.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int snapshot_write(int pid, const char *path, prof_error *err)
+{
+	seg_map m;
+	if (seg_open(&m, pid, err))
+		return -1;
+	prof *p = seg_to_prof(m.h, m.len, m.name, err);
+	seg_close(&m);
+	if (!p)
+		return -1;
+	int rc = prof_save(p, path, PROF_FMT_NATIVE, err);
+	prof_free(p);
+	return rc;
+}
+
+int snapshot_main(const char *pid_arg, const char *out)
+{
+	char *end;
+	errno = 0;
+	long pid = strtol(pid_arg, &end, 10);
+	if (errno || *end || pid <= 0 || pid > INT32_MAX) {
+		fprintf(stderr, "mprof-tui: --snapshot takes a process id, not '%s'\n", pid_arg);
+		return 2;
+	}
+	if (!out) {
+		fprintf(stderr, "mprof-tui: --snapshot needs -o FILE\n");
+		return 2;
+	}
+	prof_error err;
+	if (snapshot_write((int)pid, out, &err)) {
+		fprintf(stderr, "mprof-tui: %s\n", err.msg);
+		return 2;
+	}
+	return 0;
+}
