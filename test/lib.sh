@@ -2,7 +2,7 @@
 # Source it from test/integration/*.sh; run from the top of the tree.
 cd "$(dirname "$0")/../.." || exit 2
 TOP=$(pwd)
-MPROF=$TOP/mprof-tui
+MPROF=${MPROF_BIN:-$TOP/mprof-tui}
 DATA=$TOP/test/data
 TMP=$(mktemp -d /tmp/mprof-test.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT

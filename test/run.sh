@@ -24,7 +24,7 @@ count() {  # name, output file, exit status
 	fi
 }
 only=${TESTS:-}
-for t in build/test/*; do
+for t in "${B:-build}"/test/*; do
 	[ -x "$t" ] && [ -f "$t" ] || continue
 	n=$(basename "$t")
 	case "$only" in ""|*"$n"*) ;; *) continue ;; esac

@@ -1,0 +1,63 @@
+#!/bin/sh
+# test/fuzz/run.sh MODE SECONDS - builds every test/fuzz/fuzz_*.c with clang's
+# libFuzzer + ASan + UBSan, replays every kept crash in test/fuzz/regress/NAME/,
+# then fuzzes each target for SECONDS from its seeds. A new crash is saved
+# into test/fuzz/regress/NAME/ (kept as a regression input) and fails the run.
+# A target's first comment names its seeds ("FUZZ_SEEDS: glob ...") and any
+# sources beyond core/*.c ("FUZZ_EXTRA: file.c ...", "FUZZ_LIBS: -lx").
+# Prints TAP lines.
+cd "$(dirname "$0")/../.." || exit 2
+secs=${2:-5}
+out=build/fuzz
+mkdir -p "$out"
+CLANG=${CLANG:-clang}
+if ! command -v "$CLANG" >/dev/null 2>&1; then
+	echo "not ok - fuzz: clang not found (make deps installs it)"
+	exit 1
+fi
+# Seeds that need making: native copies of the v1 fixtures.
+mkdir -p test/fuzz/seeds/native "$out/seeds/native"
+if [ -x build/tools/pro_convert ]; then
+	for f in test/data/*.pro; do
+		build/tools/pro_convert "$f" "$out/seeds/native/$(basename "$f").nat" native 2>/dev/null
+	done
+fi
+status=0
+for src in test/fuzz/fuzz_*.c; do
+	name=$(basename "$src" .c)
+	extra=$(sed -n 's/.*FUZZ_EXTRA: *//p' "$src" | head -1)
+	libs=$(sed -n 's/.*FUZZ_LIBS: *//p' "$src" | head -1)
+	seeds=$(sed -n 's/.*FUZZ_SEEDS: *//p' "$src" | head -1 | sed 's|test/fuzz/seeds/|build/fuzz/seeds/|g')
+	bin=$out/$name
+	if ! $CLANG -g -O1 -std=c11 -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined -o "$bin" "$src" core/*.c $extra -lz -lpthread -lm $libs \
+		> "$out/$name.build.log" 2>&1; then
+		echo "not ok - fuzz $name: build failed"
+		sed 's/^/#   /' "$out/$name.build.log" | head -20
+		status=1
+		continue
+	fi
+	reg=test/fuzz/regress/$name
+	mkdir -p "$reg" "$out/corpus/$name"
+	n=$(find "$reg" -type f | wc -l)
+	if [ "$n" -gt 0 ]; then
+		if "$bin" $(find "$reg" -type f) > "$out/$name.regress.log" 2>&1; then
+			echo "ok - fuzz $name: $n kept crash inputs replay cleanly"
+		else
+			echo "not ok - fuzz $name: a kept crash input fails again"
+			grep -m5 -E "ERROR|runtime error|Running" "$out/$name.regress.log" | sed 's/^/#   /'
+			status=1
+		fi
+	fi
+	for s in $seeds; do [ -f "$s" ] && cp "$s" "$out/corpus/$name/" 2>/dev/null; done
+	if "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$reg/" \
+		"$out/corpus/$name" > "$out/$name.log" 2>&1; then
+		runs=$(grep -o 'Done [0-9]* runs' "$out/$name.log" | tail -1)
+		echo "ok - fuzz $name: ${secs}s, ${runs:-no run count}, no crash"
+	else
+		echo "not ok - fuzz $name: crash (input kept in $reg/)"
+		grep -m5 -E "ERROR|runtime error|SUMMARY" "$out/$name.log" | sed 's/^/#   /'
+		status=1
+	fi
+done
+exit $status
