@@ -1,6 +1,7 @@
 /* load.c - opens a profile: maps the file, detects the format by content,
  * runs the matching reader; and saves one in a chosen format. */
 #include "core/load.h"
+#include "core/foreign.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +33,15 @@ enum prof_format prof_detect(const uint8_t *d, size_t len)
 		if ((uint64_t)body + 4 == len)
 			return PROF_FMT_V1;
 	}
+	/* The text formats say what they are on their first line. */
+	if (len >= 13 && !memcmp(d, "heap profile:", 13))
+		return PROF_FMT_GPERF;   /* or Go debug=1: the reader tells them apart */
+	if (len >= 8 && !memcmp(d, "heap_v2/", 8))
+		return PROF_FMT_JEMALLOC;
+	if (pprof_sniff(d, len))
+		return PROF_FMT_PPROF;
+	if (folded_sniff(d, len))
+		return PROF_FMT_FOLDED;
 	return PROF_FMT_UNKNOWN;
 }
 
@@ -40,6 +50,11 @@ const char *prof_format_name(enum prof_format f)
 	switch (f) {
 	case PROF_FMT_V1: return "skynet-mprof v1";
 	case PROF_FMT_NATIVE: return "mprof native";
+	case PROF_FMT_GPERF: return "gperftools heap profile";
+	case PROF_FMT_GOHEAP: return "Go heap profile (legacy text)";
+	case PROF_FMT_JEMALLOC: return "jemalloc heap_v2";
+	case PROF_FMT_FOLDED: return "folded stacks";
+	case PROF_FMT_PPROF: return "pprof protobuf";
 	default: return "unknown";
 	}
 }
@@ -72,6 +87,19 @@ static prof *load_src(const prof_src *src, prof_error *err)
 		break;
 	case PROF_FMT_V1:
 		r = pro_v1_read(p, src, err);
+		break;
+	case PROF_FMT_GPERF:
+	case PROF_FMT_GOHEAP:
+		r = heap_legacy_read(p, src, err);
+		break;
+	case PROF_FMT_JEMALLOC:
+		r = jemalloc_read(p, src, err);
+		break;
+	case PROF_FMT_FOLDED:
+		r = folded_read(p, src, err);
+		break;
+	case PROF_FMT_PPROF:
+		r = pprof_read(p, src, err);
 		break;
 	default:
 		if (src->len == 0)

@@ -14,6 +14,11 @@ enum prof_format {
 	PROF_FMT_UNKNOWN = 0,
 	PROF_FMT_V1,      /* skynet-mprof .pro, big-endian, 32-bit counters */
 	PROF_FMT_NATIVE,  /* mprof's own format (man/mprof-pro.5) */
+	PROF_FMT_GPERF,   /* gperftools text heap profile (@ heapprofile) */
+	PROF_FMT_GOHEAP,  /* Go runtime/pprof legacy text, debug=1 (@ heap/RATE) */
+	PROF_FMT_JEMALLOC,/* jemalloc heap_v2/PERIOD */
+	PROF_FMT_FOLDED,  /* folded stacks "a;b;c 123" */
+	PROF_FMT_PPROF,   /* pprof profile.proto, gzipped or not */
 };
 
 typedef struct prof_frame {
