@@ -1,0 +1,116 @@
+#!/bin/sh
+# hook_capture.sh - real programs under libmprof.so: exact in-use bytes and
+# objects per leaking function, output and exit status unchanged.
+. "$(dirname "$0")/../lib.sh"
+HOOK=$TOP/libmprof.so
+P=$TOP/test/progs
+CFL="-g -O1 -fno-omit-frame-pointer"
+
+# sumf FILE FUNC flat|cum: "bytes objects" summed over address rows whose
+# recorded name is in FUNC ("path(FUNC+0x..) [..]").
+sumf() {
+	"$MPROF" --top=flat --format=tsv --no-symbols --granularity=address "$1" |
+	awk -F '\t' -v f="($2+" -v c="$3" 'NR > 1 && index($5, f) {
+		if (c == "flat") { b += $1; o += $2 } else { b += $3; o += $4 } }
+		END { printf "%d %d\n", b, o }'
+}
+
+cc $CFL -o "$TMP/leaks" "$P/hook_leaks.c" || { not_ok "build hook_leaks"; exit 0; }
+
+# Plain run first: the hooked one must print and exit the same.
+"$TMP/leaks" > "$TMP/plain.out"; plain=$?
+MPROF_OUT=$TMP/leaks.pro LD_PRELOAD=$HOOK "$TMP/leaks" > "$TMP/hook.out" 2> "$TMP/hook.err"; st=$?
+expect_eq "hook: exit status unchanged" "$st" "$plain"
+expect_file_eq "hook: output unchanged" "$TMP/hook.out" "$TMP/plain.out"
+expect_eq "hook: nothing on stderr" "$(cat "$TMP/hook.err")" ""
+expect_eq "hook: malloc leak" "$(sumf "$TMP/leaks.pro" leak_malloc flat)" "1000 10"
+expect_eq "hook: calloc leak" "$(sumf "$TMP/leaks.pro" leak_calloc flat)" "240 5"
+expect_eq "hook: realloc leak" "$(sumf "$TMP/leaks.pro" leak_realloc flat)" "4096 1"
+expect_eq "hook: posix_memalign leak" "$(sumf "$TMP/leaks.pro" leak_posix_memalign flat)" "448 7"
+expect_eq "hook: aligned_alloc leak" "$(sumf "$TMP/leaks.pro" leak_aligned_alloc flat)" "768 3"
+expect_eq "hook: memalign leak" "$(sumf "$TMP/leaks.pro" leak_memalign flat)" "400 2"
+expect_eq "hook: reallocarray leak" "$(sumf "$TMP/leaks.pro" leak_reallocarray flat)" "120 1"
+expect_eq "hook: freed blocks are not in use" "$(sumf "$TMP/leaks.pro" no_leak flat)" "0 0"
+alloc=$("$MPROF" --top=flat --alloc --format=tsv --no-symbols --granularity=address "$TMP/leaks.pro" |
+	awk -F '\t' 'NR > 1 && index($5, "(no_leak+") { b += $1; o += $2 } END { print b, o }')
+# 20 mallocs (1000..1019 B), realloc 10 then 20, valloc 100, pvalloc 100 (page)
+expect_eq "hook: freed blocks counted as allocated" "$alloc" "$((20 * 1000 + 190 + 10 + 20 + 100 + 4096)) 24"
+expect_eq "hook: main is the root of the leaks (and of stdout's buffer)" "$(sumf "$TMP/leaks.pro" main cum)" "$((7072 + 4096)) 30"
+expect_match "hook: dump records the command line and pid" "$("$MPROF" --info "$TMP/leaks.pro" 2>&1 | head -3)" "."
+
+# skynet v1 dumps read back with the same numbers.
+MPROF_FORMAT=skynet MPROF_OUT=$TMP/leaks.v1.pro LD_PRELOAD=$HOOK "$TMP/leaks" > /dev/null
+expect_eq "hook: skynet v1 dump" "$(sumf "$TMP/leaks.v1.pro" leak_malloc flat)" "1000 10"
+
+# Frame pointers instead of libunwind.
+MPROF_UNWIND=fp MPROF_OUT=$TMP/leaks.fp.pro LD_PRELOAD=$HOOK "$TMP/leaks" > /dev/null
+expect_eq "hook: fp unwinding, calloc leak" "$(sumf "$TMP/leaks.fp.pro" leak_calloc flat)" "240 5"
+expect_eq "hook: fp unwinding, realloc leak" "$(sumf "$TMP/leaks.fp.pro" leak_realloc flat)" "4096 1"
+
+# MPROF_DEPTH=1 keeps only the leaf.
+MPROF_DEPTH=1 MPROF_OUT=$TMP/leaks.d1.pro LD_PRELOAD=$HOOK "$TMP/leaks" > /dev/null
+expect_eq "hook: MPROF_DEPTH=1 keeps the leaf" "$(sumf "$TMP/leaks.d1.pro" leak_malloc flat)" "1000 10"
+expect_eq "hook: MPROF_DEPTH=1 has no callers" "$(sumf "$TMP/leaks.d1.pro" main cum)" "0 0"
+
+# jemalloc and tcmalloc linked in: the hook forwards to them.
+for lib in jemalloc tcmalloc_minimal; do
+	if cc $CFL -o "$TMP/leaks_$lib" "$P/hook_leaks.c" -l$lib 2> /dev/null; then
+		MPROF_OUT=$TMP/$lib.pro LD_PRELOAD=$HOOK "$TMP/leaks_$lib" > "$TMP/$lib.out"; st=$?
+		expect_eq "hook+$lib: exit status unchanged" "$st" 7
+		expect_file_eq "hook+$lib: output unchanged" "$TMP/$lib.out" "$TMP/plain.out"
+		expect_eq "hook+$lib: malloc leak" "$(sumf "$TMP/$lib.pro" leak_malloc flat)" "1000 10"
+		expect_eq "hook+$lib: realloc leak" "$(sumf "$TMP/$lib.pro" leak_realloc flat)" "4096 1"
+		expect_eq "hook+$lib: posix_memalign leak" "$(sumf "$TMP/$lib.pro" leak_posix_memalign flat)" "448 7"
+		expect_eq "hook+$lib: aligned_alloc leak" "$(sumf "$TMP/$lib.pro" leak_aligned_alloc flat)" "768 3"
+		expect_eq "hook+$lib: freed blocks" "$(sumf "$TMP/$lib.pro" no_leak flat)" "0 0"
+	else
+		not_ok "hook+$lib: cannot link -l$lib (test/deps.sh installs it)"
+	fi
+done
+
+# C++: the leaf is in libstdc++'s operator new; count the caller's cum.
+if c++ $CFL -o "$TMP/cxx" "$P/hook_cxx.cpp"; then
+	"$TMP/cxx" > "$TMP/cxx.plain"
+	MPROF_OUT=$TMP/cxx.pro LD_PRELOAD=$HOOK "$TMP/cxx" > "$TMP/cxx.out"; st=$?
+	expect_eq "hook c++: exit status" "$st" 0
+	expect_file_eq "hook c++: output unchanged" "$TMP/cxx.out" "$TMP/cxx.plain"
+	expect_eq "hook c++: new" "$(sumf "$TMP/cxx.pro" _Z8leak_newv cum)" "320 8"
+	expect_eq "hook c++: new[]" "$(sumf "$TMP/cxx.pro" _Z14leak_new_arrayv cum)" "400 4"
+	expect_eq "hook c++: new/delete, new[]/delete[]" "$(sumf "$TMP/cxx.pro" _Z10new_deletev cum)" "0 0"
+	expect_eq "hook c++: vector growth" "$(sumf "$TMP/cxx.pro" _Z11grow_vectorv cum)" "4120 2"
+	expect_eq "hook c++: exception thrown and caught" "$(sumf "$TMP/cxx.pro" _Z8catch_itv cum)" "0 0"
+else
+	not_ok "hook c++: build"
+fi
+
+# 8 threads, 1,000,000 operations, 800 blocks live at the end.
+cc $CFL -o "$TMP/threads" "$P/hook_threads.c" -lpthread
+MPROF_OUT=$TMP/threads.pro LD_PRELOAD=$HOOK "$TMP/threads" 2> "$TMP/threads.err"; st=$?
+expect_eq "hook threads: exit status" "$st" 0
+expect_eq "hook threads: live blocks and bytes" "$(sumf "$TMP/threads.pro" thread_alloc flat)" "$(cat "$TMP/threads.err")"
+expect_eq "hook threads: every allocation counted" "$("$MPROF" --top=flat --alloc --objects --format=tsv --no-symbols --granularity=address "$TMP/threads.pro" |
+	awk -F '\t' 'NR > 1 && index($5, "(thread_alloc+") { o += $2 } END { print o }')" 1000000
+
+# fork: each process dumps its own leaks (the child to PATH.<pid>).
+cc $CFL -o "$TMP/fork" "$P/hook_fork.c"
+MPROF_OUT=$TMP/fork.pro LD_PRELOAD=$HOOK "$TMP/fork" > "$TMP/fork.out"; st=$?
+cpid=$(sed -n 's/^child //p' "$TMP/fork.out")
+expect_eq "hook fork: exit status" "$st" 0
+expect_eq "hook fork: parent's leak in the parent's dump" "$(sumf "$TMP/fork.pro" parent_leak flat)" "1000 2"
+expect_eq "hook fork: child's leak not in the parent's dump" "$(sumf "$TMP/fork.pro" child_leak flat)" "0 0"
+if [ -f "$TMP/fork.pro.$cpid" ]; then
+	expect_eq "hook fork: child's leak in the child's dump" "$(sumf "$TMP/fork.pro.$cpid" child_leak flat)" "900 3"
+	expect_eq "hook fork: parent's later leak not in the child's dump" "$(sumf "$TMP/fork.pro.$cpid" parent_leak flat)" "0 0"
+else
+	not_ok "hook fork: child dump $TMP/fork.pro.$cpid missing" "$(ls "$TMP")"
+fi
+expect_eq "hook fork: segments removed at exit" "$(ls /dev/shm/mprof-$cpid 2> /dev/null)" ""
+
+# A dlopen'd library that is dlclose'd before exit still has its name.
+cc $CFL -shared -fPIC -o "$TMP/hook_dlib.so" "$P/hook_dlib.c"
+cc $CFL -o "$TMP/dlopen" "$P/hook_dlopen.c" -ldl
+MPROF_OUT=$TMP/dl.pro LD_PRELOAD=$HOOK "$TMP/dlopen" "$TMP/hook_dlib.so" > "$TMP/dl.out"; st=$?
+expect_eq "hook dlopen: exit status" "$st" 0
+expect_eq "hook dlopen: unloaded library's leak by name" "$(sumf "$TMP/dl.pro" lib_alloc flat)" "385 5"
+expect_match "hook dlopen: module path recorded" \
+	"$("$MPROF" --top=flat --format=tsv --no-symbols --granularity=address "$TMP/dl.pro" | grep lib_alloc)" "hook_dlib\.so\(lib_alloc\+0x"
