@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int filter_set(filter *f, const char *pattern, char *err, size_t errlen)
+int filter_set(name_filter *f, const char *pattern, char *err, size_t errlen)
 {
 	if (!pattern || !*pattern) {
 		filter_clear(f);
@@ -38,7 +38,7 @@ int filter_set(filter *f, const char *pattern, char *err, size_t errlen)
 	return 0;
 }
 
-void filter_clear(filter *f)
+void filter_clear(name_filter *f)
 {
 	if (f->pattern) {
 		regfree(&f->re);
@@ -47,7 +47,7 @@ void filter_clear(filter *f)
 	f->pattern = NULL;
 }
 
-int filter_match(const filter *f, const char *name)
+int filter_match(const name_filter *f, const char *name)
 {
 	return !f->pattern || regexec(&f->re, name, 0, NULL, 0) == 0;
 }
@@ -60,7 +60,7 @@ static void *dup_mem(const void *src, size_t n)
 	return d;
 }
 
-int filter_hide_map(prof_nodemap *dst, const prof_nodemap *src, const filter *hide)
+int filter_hide_map(prof_nodemap *dst, const prof_nodemap *src, const name_filter *hide)
 {
 	memset(dst, 0, sizeof(*dst));
 	uint8_t *drop = calloc(src->nnodes ? src->nnodes : 1, 1);

@@ -9,26 +9,26 @@
 
 #include "core/agg.h"
 
-typedef struct filter {
+typedef struct name_filter {
 	char *pattern;     /* owned copy; NULL when no filter is set */
 	regex_t re;        /* compiled when pattern != NULL */
-} filter;
+} name_filter;
 
 /* Compiles pattern (case-insensitive unless it holds an upper-case letter);
  * an empty pattern clears. On a bad pattern returns -1 with a one-line
  * reason in err and leaves f unchanged. */
-int filter_set(filter *f, const char *pattern, char *err, size_t errlen);
-void filter_clear(filter *f);
-static inline int filter_active(const filter *f)
+int filter_set(name_filter *f, const char *pattern, char *err, size_t errlen);
+void filter_clear(name_filter *f);
+static inline int filter_active(const name_filter *f)
 {
 	return f->pattern != NULL;
 }
 /* 1 if name matches (or no filter is set). */
-int filter_match(const filter *f, const char *name);
+int filter_match(const name_filter *f, const char *name);
 
 /* Copies src into dst without the nodes whose names match hide: node ids and
  * names stay the same, hidden nodes just never appear in a stack. dst is
  * freed with nodemap_free. Returns 0 or -1 (ENOMEM). */
-int filter_hide_map(prof_nodemap *dst, const prof_nodemap *src, const filter *hide);
+int filter_hide_map(prof_nodemap *dst, const prof_nodemap *src, const name_filter *hide);
 
 #endif

@@ -59,7 +59,7 @@ typedef struct view {
 	int alloc, objects;           /* the metric */
 	enum view_sort sort;
 	int reverse;
-	filter focus, hide;
+	name_filter focus, hide;
 
 	uint32_t *rows;               /* the table's node ids, owned */
 	size_t nrows;

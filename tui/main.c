@@ -4,12 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/agg.h"
 #include "core/load.h"
 #include "core/report.h"
 #include "attach/snapshot.h"
 #include "symbols/sym.h"
+#include "tui/tui.h"
 
 #define EXIT_BAD 2
 
@@ -195,7 +197,11 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < nmiss; i++)
 			fprintf(stderr, "mprof-tui: %s: %s; its frames keep their recorded names\n",
 				mm[i].path, mm[i].why);
-		rc = report_top(stdout, &a, &m, &ro) ? 1 : 0;
+		/* No batch option and a terminal on stdout: the interactive UI. */
+		if (!top && isatty(STDOUT_FILENO))
+			rc = tui_run(p, &m, &a, path, sy, g);
+		else
+			rc = report_top(stdout, &a, &m, &ro) ? 1 : 0;
 		agg_free(&a);
 		nodemap_free(&m);
 		sym_close(sy);

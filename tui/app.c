@@ -1,0 +1,358 @@
+/* app.c - the terminal's life cycle and the one event loop: read a key, let
+ * the screen on top map it to a state change, apply the reactions (redraw,
+ * prompt, quit). The terminal is restored on quit, on SIGINT/SIGTERM/SIGHUP,
+ * on a fatal error and, best effort, on a crash. */
+#include <errno.h>
+#include <langinfo.h>
+#include <limits.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#include "symbols/sym.h"
+#include "tui/app.h"
+#include "tui/tui.h"
+
+static volatile sig_atomic_t got_signal;
+static int curses_on;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+/* A crash: give the terminal back, then die of the same signal. */
+static void on_crash(int sig)
+{
+	if (curses_on)
+		endwin();
+	raise(sig);
+}
+
+static void restore_terminal(void)
+{
+	if (curses_on && !isendwin())
+		endwin();
+	curses_on = 0;
+}
+
+const screen_ops *app_ops(const app *a)
+{
+	switch (a->v.hist[a->v.depth - 1].kind) {
+	case VIEW_PEEK: return &peek_ops;
+	case VIEW_TREE: return &tree_ops;
+	case VIEW_HELP: return &help_ops;
+	default: return &table_ops;
+	}
+}
+
+void app_layout(app *a)
+{
+	getmaxyx(a->w, a->h, a->wd);
+	a->list_y = 3;
+	a->list_h = a->h - 5;   /* 2 title lines, column header, status, key bar */
+	if (a->list_h < 1)
+		a->list_h = 1;
+	if (a->line_row_n < a->h) {
+		int *lr = realloc(a->line_row, (size_t)a->h * sizeof(int));
+		if (lr) {
+			a->line_row = lr;
+			a->line_row_n = a->h;
+		}
+	}
+	int page = app_ops(a)->page(a);
+	a->v.page = page > 0 ? (size_t)page : 1;
+}
+
+void app_draw(app *a)
+{
+	app_layout(a);
+	for (int i = 0; i < a->line_row_n; i++)
+		a->line_row[i] = -1;
+	werase(a->w);
+	if (a->h < 6 || a->wd < 30) {
+		put_text(a, 0, 0, a->wd, "terminal too small for mprof-tui (needs 30x6); q quits", A_BOLD, 0);
+	} else {
+		const screen_ops *ops = app_ops(a);
+		ops->draw(a);
+		chrome_draw(a, ops);
+	}
+	wnoutrefresh(a->w);
+	doupdate();
+}
+
+static void mouse_key(app *a)
+{
+	MEVENT ev;
+	if (getmouse(&ev) != OK)
+		return;
+	if (ev.bstate & BUTTON4_PRESSED) {
+		view_move(&a->v, -3);
+		return;
+	}
+#ifdef BUTTON5_PRESSED
+	if (ev.bstate & BUTTON5_PRESSED) {
+		view_move(&a->v, 3);
+		return;
+	}
+#endif
+	if (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON1_RELEASED | BUTTON1_DOUBLE_CLICKED)) {
+		if (ev.y < 0 || ev.y >= a->line_row_n || a->line_row[ev.y] < 0)
+			return;
+		view_move_to(&a->v, (size_t)a->line_row[ev.y]);
+		if (ev.bstate & BUTTON1_DOUBLE_CLICKED)
+			view_enter(&a->v);
+	}
+}
+
+/* The keys every screen shares. */
+static int common_key(app *a, int key)
+{
+	view *v = &a->v;
+	long page = (long)v->page;
+	switch (key) {
+	case KEY_UP: case 'k': view_move(v, -1); break;
+	case KEY_DOWN: case 'j': view_move(v, 1); break;
+	case KEY_PPAGE: view_move(v, -page); break;
+	case KEY_NPAGE: case ' ': view_move(v, page); break;
+	case KEY_HOME: view_move_to(v, 0); break;
+	case KEY_END: case 'G': view_move_to(v, SIZE_MAX); break;
+	case 's': view_toggle_alloc(v); break;
+	case 'o': view_toggle_objects(v); break;
+	case 't': view_open_tree(v); break;
+	case 'g': view_gran_next(v); break;
+	case 'F': view_sort_by(v, VIEW_SORT_FLAT); break;
+	case 'C': view_sort_by(v, VIEW_SORT_CUM); break;
+	case '<': case '>': view_sort_step(v, key == '<' ? -1 : 1); break;
+	case 'r': view_sort_reverse(v); break;
+	case '/': return REACT_PROMPT_FOCUS;
+	case '\\': case 'h': return REACT_PROMPT_HIDE;
+	case 'c': view_filters_clear(v); break;
+	case 'n': view_next_match(v, 1); break;
+	case 'N': view_next_match(v, -1); break;
+	case '?': case KEY_F(1): view_help(v); break;
+	case '\n': case '\r': case KEY_ENTER: view_enter(v); break;
+	case 27: case KEY_BACKSPACE: case 127: case 8: view_back(v); break;
+	case 'q':
+		if (v->depth > 1) {
+			view_back(v);
+			break;
+		}
+		return REACT_QUIT;
+	case 'Q': return REACT_QUIT;
+	case 'd': case 'm': case 'p': case 'w': case 'l': view_unavailable(v, key); break;
+	case KEY_MOUSE: mouse_key(a); break;
+	case KEY_RESIZE: break;
+	default:
+		snprintf(v->status, sizeof(v->status), "unknown key (press ? for help)");
+		break;
+	}
+	return REACT_REDRAW;
+}
+
+int app_key(app *a, int key)
+{
+	a->v.status[0] = 0;
+	int r = app_ops(a)->key(a, key);
+	if (r & REACT_UNHANDLED)
+		r = common_key(a, key);
+	return r;
+}
+
+/* Reads one line on the status line; NULL when cancelled with Esc.
+ * The caller frees the result. */
+static char *prompt(app *a, const char *lead)
+{
+	char buf[256] = "";
+	size_t len = 0;
+	curs_set(1);
+	for (;;) {
+		int y = a->h - 2;
+		char line[300];
+		snprintf(line, sizeof(line), "%s%s", lead, buf);
+		put_text(a, y, 0, a->wd, line, A_BOLD, 1);
+		int cx = (int)(strlen(lead) + mbstowcs(NULL, buf, 0));
+		wmove(a->w, y, cx < a->wd ? cx : a->wd - 1);
+		wnoutrefresh(a->w);
+		doupdate();
+		wint_t c;
+		int rc = wget_wch(a->w, &c);
+		if (got_signal) {
+			curs_set(0);
+			return NULL;
+		}
+		if (rc == ERR)
+			continue;
+		if (rc == KEY_CODE_YES) {
+			if (c == KEY_ENTER)
+				break;
+			if (c == KEY_BACKSPACE)
+				goto backspace;
+			if (c == KEY_RESIZE)
+				app_draw(a);
+			continue;
+		}
+		if (c == '\n' || c == '\r')
+			break;
+		if (c == 27) {
+			curs_set(0);
+			return NULL;
+		}
+		if (c == 127 || c == 8) {
+backspace:
+			while (len > 0 && ((unsigned char)buf[len - 1] & 0xc0) == 0x80)
+				len--;   /* UTF-8 continuation bytes */
+			if (len > 0)
+				len--;
+			buf[len] = 0;
+			continue;
+		}
+		if (c == 21) {   /* Ctrl-U */
+			len = 0;
+			buf[0] = 0;
+			continue;
+		}
+		if (c < 32)
+			continue;
+		char mb[MB_LEN_MAX];
+		mbstate_t st;
+		memset(&st, 0, sizeof(st));
+		size_t n = wcrtomb(mb, (wchar_t)c, &st);
+		if (n == (size_t)-1 || len + n >= sizeof(buf))
+			continue;
+		memcpy(buf + len, mb, n);
+		len += n;
+		buf[len] = 0;
+	}
+	curs_set(0);
+	return strdup(buf);
+}
+
+static void apply_prompts(app *a, int r)
+{
+	if (r & REACT_PROMPT_FOCUS) {
+		char *re = prompt(a, "focus regex (empty clears): /");
+		if (re)
+			view_filter_set(&a->v, re);
+		free(re);
+	}
+	if (r & REACT_PROMPT_HIDE) {
+		char *re = prompt(a, "hide frames matching (empty clears): \\");
+		if (re)
+			view_hide_set(&a->v, re);
+		free(re);
+	}
+}
+
+/* ---- granularities from symbols ---------------------------------------- */
+
+typedef struct gran_ctx {
+	sym *sy;
+	int order[VIEW_MAX_GRAN];   /* sym_gran of each view granularity */
+} gran_ctx;
+
+static int gran_build(void *ctx, unsigned idx, const prof *p, prof_nodemap *m, char *err, size_t errlen)
+{
+	gran_ctx *g = ctx;
+	if (sym_nodemap(m, p, g->sy, (enum sym_gran)g->order[idx])) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = on_crash;
+	sa.sa_flags = SA_RESETHAND;
+	sigaction(SIGSEGV, &sa, NULL);
+	sigaction(SIGBUS, &sa, NULL);
+	sigaction(SIGABRT, &sa, NULL);
+	sigaction(SIGFPE, &sa, NULL);
+}
+
+int tui_run(const prof *p, const prof_nodemap *m, const agg *ag, const char *path, struct sym *sy, int gran)
+{
+	static app a;   /* static: the crash handler and atexit may need it */
+	memset(&a, 0, sizeof(a));
+	if (view_init(&a.v, p, m, ag, path)) {
+		fprintf(stderr, "mprof-tui: %s: out of memory\n", path);
+		return 1;
+	}
+	gran_ctx gc = { .sy = sy };
+	a.v.gran[0].name = sym_gran_name((enum sym_gran)gran);
+	gc.order[0] = gran;
+	if (sy) {
+		static const int all[] = { SYM_GRAN_FUNCTION, SYM_GRAN_LINE, SYM_GRAN_ADDRESS, SYM_GRAN_MODULE };
+		for (unsigned i = 0; i < 4; i++)
+			if (all[i] != gran) {
+				gc.order[a.v.ngran] = all[i];
+				view_add_gran(&a.v, sym_gran_name((enum sym_gran)all[i]));
+			}
+		view_set_gran_builder(&a.v, gran_build, &gc);
+	}
+
+	setlocale(LC_ALL, "");
+	const char *cs = nl_langinfo(CODESET);
+	a.utf8 = cs && !strcmp(cs, "UTF-8");
+	atexit(restore_terminal);
+	install_signals();
+	set_escdelay(25);
+	if (!initscr()) {
+		fprintf(stderr, "mprof-tui: cannot open the terminal\n");
+		view_free(&a.v);
+		return 1;
+	}
+	curses_on = 1;
+	a.w = stdscr;
+	cbreak();   /* not raw: Ctrl-C stays a signal, handled below */
+	noecho();
+	nonl();
+	keypad(a.w, TRUE);
+	curs_set(0);
+	mousemask(BUTTON1_PRESSED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED
+#ifdef BUTTON5_PRESSED
+		  | BUTTON5_PRESSED
+#endif
+		  , NULL);
+	mouseinterval(200);
+	chrome_init_attrs(&a);
+	/* Wake up now and then to notice a signal even with no key pressed. */
+	wtimeout(a.w, 250);
+
+	int rc = 0, dirty = 1;
+	while (!got_signal) {
+		if (dirty)
+			app_draw(&a);
+		dirty = 0;
+		wint_t c;
+		int k = wget_wch(a.w, &c);
+		if (k == ERR)
+			continue;
+		int key = k == KEY_CODE_YES ? (int)c : (c < 256 ? (int)c : -1);
+		if (key < 0)
+			continue;
+		int r = app_key(&a, key);
+		if (r & REACT_QUIT)
+			break;
+		apply_prompts(&a, r);
+		dirty = 1;
+	}
+	restore_terminal();
+	if (got_signal)
+		rc = 128 + got_signal;
+	view_free(&a.v);
+	free(a.line_row);
+	return rc;
+}

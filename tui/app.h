@@ -1,0 +1,80 @@
+/* app.h - what the screens share: the application state, the reactions a
+ * key handler returns (applied in one place, app.c), a screen's ops table
+ * and the drawing helpers of chrome.c. */
+#ifndef MPROF_TUI_APP_H
+#define MPROF_TUI_APP_H
+
+#include <curses.h>
+
+#include "core/view.h"
+
+/* What a key handler asks for; app.c acts on it. No handler draws. */
+enum {
+	REACT_NONE = 0,
+	REACT_REDRAW = 1,        /* the state changed: draw again */
+	REACT_QUIT = 2,
+	REACT_PROMPT_FOCUS = 4,  /* read a focus regex on the status line */
+	REACT_PROMPT_HIDE = 8,   /* read a hide regex */
+	REACT_UNHANDLED = 16,    /* not this screen's key: try the common keys */
+};
+
+/* Colour/attribute roles, set once from the terminal and NO_COLOR. */
+enum { ATTR_TITLE, ATTR_HEAD, ATTR_SEL, ATTR_KEY, ATTR_KEYLABEL, ATTR_STATUS, ATTR_LABEL,
+       ATTR_MATCH, ATTR_DIM, ATTR_N };
+
+typedef struct app {
+	view v;
+	WINDOW *w;
+	int h, wd;               /* screen size */
+	int list_y, list_h;      /* the scrolling list's first line and height */
+	int *line_row;           /* per screen line: the row drawn there, or -1 */
+	int line_row_n;
+	int utf8;                /* the locale can show the box/arrow glyphs */
+	attr_t attr[ATTR_N];
+} app;
+
+typedef struct keybar_item {
+	const char *key, *label;
+} keybar_item;
+
+/* A screen: tig's view_ops, reduced to what a read-only screen needs. */
+typedef struct screen_ops {
+	const char *name;
+	const keybar_item *keys;     /* NULL-terminated */
+	/* Draws the column header at list_y - 1 and the rows in the list area,
+	 * filling line_row. Must not change the view state but for scroll. */
+	void (*draw)(app *a);
+	/* Maps a key to a state change; returns REACT_* flags. */
+	int (*key)(app *a, int key);
+	/* List lines per page (for PgUp/PgDn). */
+	int (*page)(const app *a);
+} screen_ops;
+
+extern const screen_ops table_ops, peek_ops, tree_ops, help_ops;
+
+/* chrome.c: title, status line, key bar and the text helpers. */
+void chrome_init_attrs(app *a);
+void chrome_draw(app *a, const screen_ops *ops);
+/* Draws s at (y, x) in at most width columns, cutting with an ellipsis;
+ * pads with spaces to width when pad. Returns the columns used. */
+int put_text(app *a, int y, int x, int width, const char *s, attr_t at, int pad);
+/* Right-aligns s in width columns. */
+void put_right(app *a, int y, int x, int width, const char *s, attr_t at);
+/* Formats v (bytes in human units, or a count) / a percentage of total. */
+const char *fmt_val(char *buf, size_t len, int64_t v, int objects);
+const char *fmt_pct(char *buf, size_t len, int64_t v, int64_t total);
+/* The row at screen line y, or -1; and marks line y as showing row. */
+void line_set(app *a, int y, long row);
+/* Keeps the selection in view for a list whose row r is drawn on list line
+ * line_of(r); returns the first list line to draw. */
+long scroll_lines(app *a, long sel_line, long nlines);
+
+#endif
+
+/* app.c: sizes the list to the terminal, draws everything once (erase, draw,
+ * wnoutrefresh + doupdate: no flicker), and applies one key's reactions.
+ * Exposed for the headless bench (newterm on /dev/null). */
+const screen_ops *app_ops(const app *a);
+void app_layout(app *a);
+void app_draw(app *a);
+int app_key(app *a, int key);

@@ -1,0 +1,207 @@
+/* chrome.c - what surrounds every screen: the two title lines, the status
+ * line, htop's one-line key bar, colours (off with NO_COLOR) and the text
+ * helpers that cut long names with an ellipsis. */
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "tui/app.h"
+
+void chrome_init_attrs(app *a)
+{
+	const char *nc = getenv("NO_COLOR");
+	int color = has_colors() && !(nc && *nc);
+	a->attr[ATTR_TITLE] = A_REVERSE | A_BOLD;
+	a->attr[ATTR_HEAD] = A_REVERSE;
+	a->attr[ATTR_SEL] = A_REVERSE;
+	a->attr[ATTR_KEY] = A_BOLD;
+	a->attr[ATTR_KEYLABEL] = A_REVERSE;
+	a->attr[ATTR_STATUS] = A_BOLD;
+	a->attr[ATTR_LABEL] = A_BOLD | A_UNDERLINE;
+	a->attr[ATTR_MATCH] = A_BOLD;
+	a->attr[ATTR_DIM] = A_DIM;
+	if (!color)
+		return;
+	start_color();
+	use_default_colors();
+	init_pair(1, COLOR_BLACK, COLOR_CYAN);
+	init_pair(2, COLOR_BLACK, COLOR_GREEN);
+	init_pair(3, COLOR_YELLOW, -1);
+	init_pair(4, COLOR_CYAN, -1);
+	a->attr[ATTR_TITLE] = COLOR_PAIR(1) | A_BOLD;
+	a->attr[ATTR_HEAD] = COLOR_PAIR(2);
+	a->attr[ATTR_SEL] = COLOR_PAIR(1);
+	a->attr[ATTR_KEY] = A_BOLD;
+	a->attr[ATTR_KEYLABEL] = COLOR_PAIR(1);
+	a->attr[ATTR_STATUS] = COLOR_PAIR(3) | A_BOLD;
+	a->attr[ATTR_LABEL] = COLOR_PAIR(4) | A_BOLD;
+	a->attr[ATTR_MATCH] = COLOR_PAIR(3) | A_BOLD;
+}
+
+int put_text(app *a, int y, int x, int width, const char *s, attr_t at, int pad)
+{
+	if (width <= 0 || y < 0 || y >= a->h)
+		return 0;
+	/* Walk the characters to find how many bytes fit in width columns. */
+	mbstate_t st;
+	memset(&st, 0, sizeof(st));
+	size_t len = strlen(s), off = 0, fit = 0;
+	int cols = 0, fitcols = 0, over = 0;
+	while (off < len) {
+		wchar_t wc;
+		size_t n = mbrtowc(&wc, s + off, len - off, &st);
+		if (n == (size_t)-1 || n == (size_t)-2) {
+			memset(&st, 0, sizeof(st));
+			n = 1;
+			wc = L'?';
+		} else if (n == 0) {
+			break;
+		}
+		int cw = wcwidth(wc);
+		if (cw < 0)
+			cw = 1;
+		if (cols + cw > width) {
+			over = 1;
+			break;
+		}
+		cols += cw;
+		off += n;
+		if (cols <= width - 1) {
+			fit = off;
+			fitcols = cols;
+		}
+	}
+	wattrset(a->w, at);
+	if (over) {
+		/* Cut one column early to leave room for the ellipsis. */
+		mvwaddnstr(a->w, y, x, s, (int)fit);
+		waddstr(a->w, a->utf8 ? "\xe2\x80\xa6" : "~");
+		cols = fitcols + 1;
+	} else {
+		mvwaddnstr(a->w, y, x, s, (int)off);
+	}
+	if (pad)
+		for (; cols < width; cols++)
+			waddch(a->w, ' ');
+	wattrset(a->w, A_NORMAL);
+	return cols;
+}
+
+void put_right(app *a, int y, int x, int width, const char *s, attr_t at)
+{
+	int n = (int)strlen(s);   /* numbers and headers: ASCII or one glyph */
+	if (n > width)
+		n = width;
+	wattrset(a->w, at);
+	for (int i = 0; i < width - n; i++)
+		mvwaddch(a->w, y, x + i, ' ');
+	mvwaddnstr(a->w, y, x + width - n, s, n);
+	wattrset(a->w, A_NORMAL);
+}
+
+const char *fmt_val(char *buf, size_t len, int64_t v, int objects)
+{
+	return view_fmt_value(buf, len, v, objects);
+}
+
+const char *fmt_pct(char *buf, size_t len, int64_t v, int64_t total)
+{
+	if (!total)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1f%%", (double)v * 100.0 / (double)total);
+	return buf;
+}
+
+void line_set(app *a, int y, long row)
+{
+	if (y >= 0 && y < a->line_row_n)
+		a->line_row[y] = (int)row;
+}
+
+long scroll_lines(app *a, long sel_line, long nlines)
+{
+	view_screen *s = view_cur(&a->v);
+	long top = (long)s->top, h = a->list_h;
+	if (sel_line < top)
+		top = sel_line;
+	if (sel_line >= top + h)
+		top = sel_line - h + 1;
+	if (top + h > nlines)
+		top = nlines > h ? nlines - h : 0;
+	if (top < 0)
+		top = 0;
+	s->top = (size_t)top;
+	return top;
+}
+
+static void draw_title(app *a, const screen_ops *ops)
+{
+	view *v = &a->v;
+	char total[32], other[32], line[512];
+	int64_t t = view_total(v), to = v->a->total[view_metric_other(v)];
+	fmt_val(total, sizeof(total), t, v->objects);
+	fmt_val(other, sizeof(other), to, !v->objects);
+	snprintf(line, sizeof(line), " mprof  %s  %s %s  total %s (%s %s)  granularity %s", v->path,
+		 v->alloc ? "alloc" : "in use", v->objects ? "objects" : "bytes", total, other,
+		 v->objects ? "bytes" : "objects", v->gran[v->cur_gran].name);
+	put_text(a, 0, 0, a->wd, line, a->attr[ATTR_TITLE], 1);
+
+	char sub[512];
+	size_t n = 0;
+	const char *arrow = v->reverse ? (a->utf8 ? "\xe2\x96\xb2" : "^") : (a->utf8 ? "\xe2\x96\xbc" : "v");
+	if (view_cur(v)->kind == VIEW_TABLE)
+		n += (size_t)snprintf(sub + n, sizeof(sub) - n, " %s  sort %s%s", ops->name,
+				      view_sort_name(v->sort), arrow);
+	else if (view_cur(v)->kind == VIEW_PEEK)
+		n += (size_t)snprintf(sub + n, sizeof(sub) - n, " %s of %s", ops->name,
+				      view_node_name(v, view_cur(v)->node));
+	else
+		n += (size_t)snprintf(sub + n, sizeof(sub) - n, " %s", ops->name);
+	if (filter_active(&v->focus) && n < sizeof(sub))
+		n += (size_t)snprintf(sub + n, sizeof(sub) - n, "  focus /%s/", v->focus.pattern);
+	if (filter_active(&v->hide) && n < sizeof(sub))
+		n += (size_t)snprintf(sub + n, sizeof(sub) - n, "  hide \\%s\\", v->hide.pattern);
+	if (v->depth > 1 && n < sizeof(sub))
+		snprintf(sub + n, sizeof(sub) - n, "  [depth %d]", v->depth);
+	put_text(a, 1, 0, a->wd, sub, A_BOLD, 1);
+}
+
+static void draw_status(app *a)
+{
+	view *v = &a->v;
+	int y = a->h - 2;
+	if (y < 2)
+		return;
+	if (v->status[0]) {
+		put_text(a, y, 0, a->wd, v->status, a->attr[ATTR_STATUS], 1);
+		return;
+	}
+	/* Otherwise the selected row's whole name: the table cuts long ones. */
+	uint32_t node = view_row_node(v, view_cur(v)->sel);
+	const char *name = node != UINT32_MAX ? view_node_name(v, node) : "";
+	put_text(a, y, 0, a->wd, name, a->attr[ATTR_DIM], 1);
+}
+
+static void draw_keybar(app *a, const screen_ops *ops)
+{
+	int y = a->h - 1, x = 0;
+	wmove(a->w, y, 0);
+	wclrtoeol(a->w);
+	for (const keybar_item *k = ops->keys; k && k->key && x < a->wd; k++) {
+		int kw = (int)strlen(k->key), lw = (int)strlen(k->label);
+		if (x + kw + lw > a->wd)
+			break;
+		x += put_text(a, y, x, kw, k->key, a->attr[ATTR_KEY], 0);
+		x += put_text(a, y, x, lw, k->label, a->attr[ATTR_KEYLABEL], 0);
+	}
+	if (x < a->wd)
+		put_text(a, y, x, a->wd - x, "", a->attr[ATTR_KEYLABEL], 1);
+}
+
+void chrome_draw(app *a, const screen_ops *ops)
+{
+	draw_title(a, ops);
+	draw_status(a);
+	draw_keybar(a, ops);
+}
