@@ -321,7 +321,7 @@ static void fork_child(void)
 __attribute__((destructor)) static void hook_fini(void)
 {
 	seg_header *h = hook_seg;
-	if (!h)
+	if (!h || h->state == SEG_STATE_EXITED)
 		return;
 	th.busy++;
 	if (out_path[0]) {
@@ -336,6 +336,20 @@ __attribute__((destructor)) static void hook_fini(void)
 	seg_path(sp, sizeof(sp), (int)h->pid);
 	unlink(sp);
 	th.busy--;
+}
+
+/* Shells (dash) and forked children leave with _exit: dump and clean up
+ * there too, as exit's destructors would. */
+EXPORT void _exit(int status)
+{
+	hook_fini();
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+EXPORT void _Exit(int status)
+{
+	_exit(status);
 }
 
 static void *next_sym(const char *name)

@@ -1,0 +1,92 @@
+#!/bin/sh
+# hook_live.sh - the segment of a running hooked process: mode, snapshot,
+# SIGUSR2 dumps, a signal handler that allocates, removal at exit, exec
+# following, a segment that cannot be created, corrupt segments.
+. "$(dirname "$0")/../lib.sh"
+HOOK=$TOP/libmprof.so
+P=$TOP/test/progs
+CFL="-g -O1 -fno-omit-frame-pointer"
+
+sumf() {
+	"$MPROF" --top=flat --format=tsv --no-symbols --granularity=address "$1" |
+	awk -F '\t' -v f="($2+" -v c="$3" 'NR > 1 && index($5, f) {
+		if (c == "flat") { b += $1; o += $2 } else { b += $3; o += $4 } }
+		END { printf "%d %d\n", b, o }'
+}
+
+cc $CFL -o "$TMP/wait" "$P/hook_wait.c" || { not_ok "build hook_wait"; exit 0; }
+
+# A live process: it leaks 3 x 1000 B, raises SIGUSR2 (dump PATH.1), leaks
+# 5 x 1000 B more, runs 200,000 malloc/free pairs with a SIGALRM handler
+# that allocates every 200 us, then waits for $TMP/go.
+MPROF_OUT=$TMP/w.pro LD_PRELOAD=$HOOK "$TMP/wait" "$TMP/go" usr2 > "$TMP/w.out" 2> "$TMP/w.err" &
+bg=$!
+pid=""
+for i in $(seq 1 500); do
+	pid=$(cat "$TMP/w.out" 2> /dev/null)
+	[ -n "$pid" ] && break
+	sleep 0.02
+done
+if [ -z "$pid" ]; then
+	not_ok "hook live: process did not start (or deadlocked in its signal handler)"
+	kill "$bg" 2> /dev/null
+	exit 0
+fi
+ok "hook live: signal handler that allocates did not deadlock"
+expect_eq "hook live: segment mode 0600" "$(stat -c %a /dev/shm/mprof-$pid)" 600
+run_status "$MPROF" --snapshot "$pid" -o "$TMP/snap.pro"
+expect_eq "hook live: --snapshot exit status" "$STATUS" 0
+expect_eq "hook live: snapshot has the live leak" "$(sumf "$TMP/snap.pro" wait_leak flat)" "8000 8"
+expect_eq "hook live: SIGUSR2 dump PATH.1 has the leak at that time" "$(sumf "$TMP/w.pro.1" wait_leak flat)" "3000 3"
+cp /dev/shm/mprof-$pid "$TMP/seg.copy"
+touch "$TMP/go"
+wait "$bg"
+expect_eq "hook live: exit status (the handler ran)" "$?" 0
+expect_eq "hook live: segment removed at exit" "$(ls /dev/shm/mprof-$pid 2> /dev/null)" ""
+expect_eq "hook live: exit dump" "$(sumf "$TMP/w.pro" wait_leak flat)" "8000 8"
+expect_eq "hook live: nothing on stderr" "$(cat "$TMP/w.err")" ""
+
+# Bad input: no segment, not a number, a segment that is garbage or lies.
+run_status "$MPROF" --snapshot 2147483000 -o "$TMP/x.pro"
+expect_eq "snapshot: no such segment exits 2" "$STATUS" 2
+expect_match "snapshot: no such segment says so" "$ERR" "^mprof-tui: /dev/shm/mprof-2147483000: no such segment"
+run_status "$MPROF" --snapshot abc -o "$TMP/x.pro"
+expect_eq "snapshot: bad pid exits 2" "$STATUS" 2
+fake=/dev/shm/mprof-2147483001
+head -c 100000 /dev/urandom > $fake
+run_status "$MPROF" --snapshot 2147483001 -o "$TMP/x.pro"
+expect_eq "snapshot: garbage segment exits 2" "$STATUS" 2
+expect_match "snapshot: garbage segment error" "$ERR" "offset 0: not an mprof segment"
+head -c 8192 "$TMP/seg.copy" > $fake
+run_status "$MPROF" --snapshot 2147483001 -o "$TMP/x.pro"
+expect_eq "snapshot: truncated segment exits 2" "$STATUS" 2
+expect_match "snapshot: truncated segment error" "$ERR" "segment claims [0-9]+ bytes, 8192 mapped"
+# A header that claims a size that fits but whose stack region lies outside.
+cp "$TMP/seg.copy" $fake
+printf '\377\377\377\377\377\377\377\000' | dd of=$fake bs=1 seek=$((8 + 4 + 4 + 8 + 8 + 8 + 8 + 4 * 4 + 512)) conv=notrunc 2> /dev/null
+run_status "$MPROF" --snapshot 2147483001 -o "$TMP/x.pro"
+expect_eq "snapshot: region outside the file exits 2" "$STATUS" 2
+expect_match "snapshot: region outside the file error" "$ERR" "stacks region out of bounds"
+# A stack whose frames lie past the frame table is skipped, not followed.
+cp "$TMP/seg.copy" $fake
+run_status "$MPROF" --snapshot 2147483001 -o "$TMP/copy.pro"
+expect_eq "snapshot: a copied segment reads" "$STATUS" 0
+expect_eq "snapshot: copied segment numbers" "$(sumf "$TMP/copy.pro" wait_leak flat)" "8000 8"
+rm -f $fake
+
+# A segment that cannot be created: one line on stderr, program unchanged.
+cc $CFL -o "$TMP/leaks" "$P/hook_leaks.c"
+MPROF_STACKS=1073741824 LD_PRELOAD=$HOOK "$TMP/leaks" > "$TMP/nos.out" 2> "$TMP/nos.err"
+expect_eq "hook: no segment, exit status unchanged" "$?" 7
+expect_eq "hook: no segment, output unchanged" "$(cat "$TMP/nos.out")" "hook_leaks: 29 blocks kept"
+expect_eq "hook: no segment, one line on stderr" "$(wc -l < "$TMP/nos.err")" 1
+expect_match "hook: no segment, says why" "$(cat "$TMP/nos.err")" "^mprof: no room for /dev/shm/mprof-[0-9]+: not recording$"
+
+# exec: children are followed by default; MPROF_FOLLOW=0 strips the hook.
+# (The trailing "true" keeps sh from exec-ing the last command itself.)
+LD_PRELOAD=$HOOK MPROF_OUT="$TMP/f.%p.pro" sh -c "$TMP/leaks > /dev/null; $TMP/leaks > /dev/null; true"
+expect_eq "hook: children followed (%p names each dump)" "$(ls "$TMP"/f.*.pro | wc -l)" 3
+LD_PRELOAD=$HOOK MPROF_FOLLOW=0 MPROF_OUT="$TMP/n.%p.pro" sh -c "$TMP/leaks > /dev/null; $TMP/leaks > /dev/null; true"
+expect_eq "hook: MPROF_FOLLOW=0, only the first process" "$(ls "$TMP"/n.*.pro | wc -l)" 1
+expect_eq "hook: MPROF_FOLLOW=0 strips LD_PRELOAD for children" \
+	"$(LD_PRELOAD=$HOOK MPROF_FOLLOW=0 sh -c 'env' | grep -c libmprof)" 0
