@@ -186,6 +186,13 @@ int pro_native_read(prof *p, const prof_src *src, prof_error *err)
 			prof_errorf(err, "%s: offset %zu: truncated (no end section)", src->name, off);
 			return -1;
 		}
+		for (int k = 0; k < 4; k++) {
+			uint8_t ch = (uint8_t)(tag >> (8 * k));
+			if (!((ch >= 'A' && ch <= 'Z') || ch == ' ')) {
+				prof_errorf(err, "%s: offset %zu: not a section header", src->name, off);
+				return -1;
+			}
+		}
 		if (slen > len - h.off) {
 			prof_errorf(err, "%s: offset %zu: section of %llu bytes runs past the end",
 				    src->name, off, (unsigned long long)slen);

@@ -168,6 +168,9 @@ int pro_v1_read(prof *p, const prof_src *src, prof_error *err)
 		prof_errorf(err, "%s: offset %zu: too many samples or frames for one profile", name, start);
 		goto fail;
 	}
+	if (prof_mem_check(src, start, (uint64_t)nsamp * (sizeof(prof_sample) + sizeof(prof_stack)) +
+				       (uint64_t)nfr * sizeof(uint32_t), err))
+		goto fail;
 	if (prof_vec_reserve(p->samples, nsamp) || prof_vec_reserve(p->stacks, nsamp) ||
 	    prof_vec_reserve(p->stack_frames, nfr))
 		goto nomem;
