@@ -72,6 +72,24 @@ void prof_src_drop(const prof_src *src, size_t from, size_t to)
 		madvise((void *)(src->data + from), to - from, MADV_DONTNEED);
 }
 
+size_t prof_mem_avail(void)
+{
+	long pages = sysconf(_SC_AVPHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
+	if (pages <= 0 || pg <= 0)
+		return SIZE_MAX / 2;
+	return (size_t)pages * (size_t)pg;
+}
+
+int prof_mem_check(const prof_src *src, size_t off, uint64_t need, prof_error *err)
+{
+	size_t avail = prof_mem_avail();
+	if (need <= avail)
+		return 0;
+	prof_errorf(err, "%s: offset %zu: the profile needs %.1f GiB of memory, %.1f GiB are available",
+		    src->name, off, (double)need / (1 << 30), (double)avail / (1 << 30));
+	return -1;
+}
+
 static prof *load_src(const prof_src *src, prof_error *err)
 {
 	enum prof_format f = prof_detect(src->data, src->len);
@@ -180,6 +198,14 @@ prof *prof_load(const char *path, prof_error *err)
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		if (len >= prof_mem_avail() / 2) {
+			/* /dev/zero or a runaway pipe: refuse before memory runs out. */
+			prof_errorf(err, "%s: offset %zu: input larger than half the available memory, refused",
+				    path, len);
+			free(buf);
+			close(fd);
+			return NULL;
+		}
 		if (len == cap) {
 			uint8_t *nb = realloc(buf, cap * 2);
 			if (!nb)

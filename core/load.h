@@ -37,6 +37,12 @@ typedef struct prof_src {
 /* Lets the kernel take back the mapped pages wholly inside [from, to). */
 void prof_src_drop(const prof_src *src, size_t from, size_t to);
 
+/* Memory the machine has free now (bytes). */
+size_t prof_mem_avail(void);
+/* Refuses (err filled, -1) a model that needs more memory than is free:
+ * a huge file gets a message, never an out-of-memory kill. */
+int prof_mem_check(const prof_src *src, size_t off, uint64_t need, prof_error *err);
+
 /* The readers; each returns 0, or -1 with err filled. */
 int pro_v1_read(prof *p, const prof_src *src, prof_error *err);
 int pro_native_read(prof *p, const prof_src *src, prof_error *err);
