@@ -99,9 +99,14 @@ int folded_sniff(const uint8_t *d, size_t len)
 		return 0;
 	tscan_init(&t, d, len);
 	/* The first line decides, so that a bad later line gets its own message. */
-	while (tscan_line(&t, &l))
-		if (!tspan_empty(l))
-			return split_line(l, &st, &w);
+	while (tscan_line(&t, &l)) {
+		if (tspan_empty(l))
+			continue;
+		for (const char *c = l.s; c < l.e; c++)
+			if ((unsigned char)*c < 0x20 && *c != '\t')
+				return 0;   /* text only */
+		return split_line(l, &st, &w);
+	}
 	return 0;
 }
 

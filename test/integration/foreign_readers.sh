@@ -95,6 +95,26 @@ for r in rate1 rate524288; do
 	done
 done
 
+# ---- pprof protobuf (Go debug=0, gzipped; inline frames kept) ------------
+for r in rate1 rate524288; do
+	f=$DATA/go/$r/heap.pb.gz
+	g=$DATA/go/golden/$r.heap.pb.top
+	for idx in inuse_space:1: inuse_objects:2: alloc_space:1:--alloc alloc_objects:2:--alloc; do
+		name=${idx%%:*}; rest=${idx#*:}; col=${rest%%:*}; opt=${rest#*:}
+		gf=$g.$name.txt
+		[ -f $g.$name.bytes.txt ] && gf=$g.$name.bytes.txt
+		# shellcheck disable=SC2086
+		expect_eq "pprof $r $name: total = pprof's" "$(tsv_total $col $opt "$f")" "$(golden_total $gf)"
+		# shellcheck disable=SC2086
+		got=$("$MPROF" --no-symbols --top=flat --format=tsv $opt "$f" | awk -F'\t' -v c=$col 'NR > 1 { f[$5] += $c }
+			END { for (k in f) if (f[k]) print f[k], k }' | sort)
+		expect_eq "pprof $r $name: flat per function = pprof's (inline frames apart)" "$got" "$(golden_byname $gf)"
+	done
+done
+# An inlined caller gets the cum of its inlined callee (pprof: strings.Repeat).
+run_status "$MPROF" --no-symbols --top=cum --format=tsv "$DATA/go/rate1/heap.pb.gz"
+expect_match "pprof: inlined caller strings.Repeat has the cum" "$OUT" "^0	0	22400	200	strings.Repeat$"
+
 # ---- folded stacks: the sums the tools wrote, and the leaf rows -----------
 for x in heaptrack.leakgen.leaked.folded:3217860 heaptrack.leakgen.peak.folded:3802578 \
 	 heaptrack.leakgen.allocations.folded:13229 heaptrack.leakgen.temporary.folded:10017 \
@@ -139,3 +159,9 @@ sed '2s/.*/2: 3145728 \[1: 3145728\] @ 0x4b5da5/;3s/.*/0: 5 [0: 0] @ 0x1/' "$DAT
 bad "go: bytes without objects" $b "^mprof-tui: $b: line 3: bytes without objects$"
 { head -3 "$DATA/folded/heaptrack.leakgen.leaked.folded"; echo "main;leak_blocks 12x"; } > $b
 bad "folded: line without a count" $b "^mprof-tui: $b: line 4: expected 'frame;frame;... COUNT'$"
+head -c 2000 "$DATA/go/rate1/heap.pb.gz" > $b
+bad "pprof: truncated gzip" $b "^mprof-tui: $b: offset [0-9]+: gzip data"
+printf '\n\002\010\0012\000\022\377\001abc' > $b
+bad "pprof: field past the end" $b "^mprof-tui: $b: offset 6: malformed protobuf field$"
+printf '\n\002\010\001' > $b
+bad "pprof: no string table" $b "^mprof-tui: $b: offset 0: not a pprof profile"
