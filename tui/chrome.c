@@ -142,9 +142,10 @@ static void draw_title(app *a, const screen_ops *ops)
 	int64_t t = view_total(v), to = v->a->total[view_metric_other(v)];
 	fmt_val(total, sizeof(total), t, v->objects);
 	fmt_val(other, sizeof(other), to, !v->objects);
-	snprintf(line, sizeof(line), " mprof  %s  %s %s  total %s (%s %s)  granularity %s", v->path,
+	/* The path last: a long one is what gets cut at 80 columns. */
+	snprintf(line, sizeof(line), " mprof  %s %s  total %s (%s %s)  granularity %s  %s",
 		 v->alloc ? "alloc" : "in use", v->objects ? "objects" : "bytes", total, other,
-		 v->objects ? "bytes" : "objects", v->gran[v->cur_gran].name);
+		 v->objects ? "bytes" : "objects", v->gran[v->cur_gran].name, v->path);
 	put_text(a, 0, 0, a->wd, line, a->attr[ATTR_TITLE], 1);
 
 	char sub[512];

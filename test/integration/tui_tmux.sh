@@ -1,0 +1,198 @@
+#!/bin/sh
+# tui_tmux.sh - mprof-tui in a real terminal: tmux on an isolated server
+# (-L), keys sent with send-keys, the screen read back with capture-pane -p.
+# Screens are waited for with a bounded poll, never a fixed sleep.
+. "$(dirname "$0")/../lib.sh"
+
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "ok - # SKIP tmux is not installed"
+	exit 0
+fi
+SOCK=mprof-test-$$
+SOCKDIR=${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)
+trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -f "$SOCKDIR/$SOCK"; rm -rf "$TMP"' EXIT
+F=$DATA/test_mem.pro
+
+tm() { tmux -u -L "$SOCK" -f /dev/null "$@"; }
+screen() { tm capture-pane -p -t t; }
+# wait_for TEXT [tenths]: polls the pane until TEXT shows (default 5 s).
+wait_for() {
+	n=0
+	while [ "$n" -lt "${2:-50}" ]; do
+		screen | grep -F -q -- "$1" && return 0
+		sleep 0.1
+		n=$((n + 1))
+	done
+	return 1
+}
+# check NAME TEXT: ok when TEXT shows up on the screen in time.
+check() {
+	if wait_for "$2"; then ok "$1"; else not_ok "$1" "no '$2' on the screen:" "$(screen | head -12)"; fi
+}
+# line_of TEXT: the first screen line (1-based) holding TEXT.
+line_of() { screen | grep -n -F -- "$1" | head -1 | cut -d: -f1; }
+keys() { tm send-keys -t t "$@"; }
+# start W H [ENV...]: a fresh session with a plain sh in the tree's top.
+start() {
+	w=$1 h=$2
+	shift 2
+	tm kill-session -t t >/dev/null 2>&1
+	tm new-session -d -s t -x "$w" -y "$h" \
+		"env -i PATH=\"$PATH\" HOME=\"$TMP\" TERM=screen-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 PS1='$ ' $* sh"
+	wait_for '$' || not_ok "shell prompt in tmux" "$(screen)"
+	keys "cd '$TOP'" Enter
+}
+
+# --- the main table, in use -------------------------------------------------
+start 100 30
+keys "'$MPROF' --no-symbols '$F'; echo EXIT=\$?" Enter
+check "TUI opens on the main table" "Main table"
+expect_match "header: file, in use bytes, total, granularity" "$(screen | sed -n 1p)" \
+	"in use bytes +total 5\.17 KiB \(61 objects\) +granularity address +/"
+expect_match "header marks the sort column" "$(screen | sed -n 3p)" "flat▼ +flat% +sum% +cum +cum% +objects +name"
+expect_match "row 1: +0xb55d 2.81 KiB 54.4%, 31 objects" "$(screen | sed -n 4p)" \
+	"^ +1 +2\.81 KiB +54\.4% +54\.4% +2\.81 KiB +54\.4% +31 \./skynet/luaclib/skynet\.so\(\+0xb55d\)"
+expect_match "row 2: +0xb519 2.33 KiB 45.0%, 29 objects" "$(screen | sed -n 5p)" \
+	"^ +2 +2\.33 KiB +45\.0% +99\.4% +2\.33 KiB +45\.0% +29 .*\(\+0xb519\)"
+expect_match "row 3: +0xc588 32 B" "$(screen | sed -n 6p)" "^ +3 +32 B +0\.6% +100\.0% +32 B .*\(\+0xc588\)"
+expect_match "key bar on the last line" "$(screen | sed -n 30p)" "^F1Help EnterCallers sAlloc"
+expect_match "status line: the selected row's whole name" "$(screen | sed -n 29p)" \
+	"skynet\.so\(\+0xb55d\) \[0x7feead9e855d\]"
+
+# --- s: alloc ----------------------------------------------------------------
+keys s
+check "s switches to alloc" "alloc bytes  total 11.6 KiB (221 objects)"
+expect_match "alloc row 1: skynet_strdup 2.92 KiB, 63 objects" "$(screen | sed -n 4p)" \
+	"^ +1 +2\.92 KiB +25\.3% +25\.3% +2\.92 KiB +25\.3% +63 .*skynet_strdup"
+expect_match "alloc row 4: skynet_timeout 1.91 KiB, 61 objects" "$(screen | sed -n 7p)" \
+	"^ +4 +1\.91 KiB +16\.5% .* +61 .*skynet_timeout"
+expect_match "selection stayed on +0xb55d (now row 2)" "$(screen | sed -n 29p)" "\(\+0xb55d\)"
+keys s
+check "s switches back to in use" "in use bytes"
+keys o
+check "o switches to objects" "in use objects  total 61 (5.17 KiB bytes)"
+expect_match "objects row 1: 31 of 61" "$(screen | sed -n 4p)" "^ +1 +31 +50\.8% .*\(\+0xb55d\)"
+keys o
+check "o switches back to bytes" "in use bytes"
+
+# --- sorting -----------------------------------------------------------------
+keys C
+check "C sorts by cum" "cum▼"
+expect_match "after C row 1 has cum 100%" "$(screen | sed -n 4p)" "^ +1 +0 B +0\.0% +0\.0% +5\.17 KiB +100\.0% +61 "
+expect_match "after C row 24 is a 32 B path" "$(screen | sed -n 27p)" "^ +24 +0 B .* +32 B +0\.6% +1 "
+keys F
+check "F sorts by flat" "flat▼"
+expect_match "after F row 1 is +0xb55d again" "$(screen | sed -n 4p)" "^ +1 +2\.81 KiB .*\(\+0xb55d\)"
+keys '>' '>'
+check "> > sorts by objects" "objects▼"
+keys r
+check "r reverses" "objects▲"
+keys F
+
+# --- Enter: callers / callees -------------------------------------------------
+keys Home Enter
+check "Enter opens callers/callees" "Callers/callees of ./skynet/luaclib/skynet.so(+0xb55d)"
+c=$(line_of "callers (how much")
+m=$(line_of "▶ ./skynet/luaclib/skynet.so(+0xb55d)")
+e=$(line_of "callees: none")
+if [ -n "$c" ] && [ -n "$m" ] && [ -n "$e" ] && [ "$c" -lt "$m" ] && [ "$m" -lt "$e" ]; then
+	ok "callers above the node, callees below"
+else
+	not_ok "callers above the node, callees below" "$(screen | head -10)"
+fi
+expect_match "the caller +0x19599 passes 2.81 KiB (100% of the node)" "$(screen | sed -n "$((c + 1))p")" \
+	"^ +2\.81 KiB +54\.4% +100\.0% +31 +\./skynet/skynet\(\+0x19599\)"
+keys Enter
+check "Enter on the caller re-centres on it" "Callers/callees of ./skynet/skynet(+0x19599)"
+expect_match "its callees, sorted by bytes: +0xb55d first" "$(screen | sed -n "$(( $(line_of 'callees (cum') + 1 ))p")" \
+	"^ +2\.81 KiB +54\.4% +54\.4% +31 +.*\(\+0xb55d\)"
+expect_match "then +0xb519" "$(screen | sed -n "$(( $(line_of 'callees (cum') + 2 ))p")" "^ +2\.33 KiB .*\(\+0xb519\)"
+keys Escape
+check "Esc walks back one screen" "Callers/callees of ./skynet/luaclib/skynet.so(+0xb55d)"
+keys BSpace
+check "Backspace walks back to the table" "Main table"
+
+# --- help ----------------------------------------------------------------------
+keys '?'
+check "? opens the help" "(q, Esc, ? or Enter: back)"
+check "help lists s" "switch in use / alloc space"
+check "help says what q does" "back from a sub-screen; quit from the main table"
+keys q
+check "q from help goes back" "Main table"
+
+# --- focus and hide filters ------------------------------------------------------
+keys /; keys -l luaclib; keys Enter
+check "/ sets a focus regex (status)" "focus /luaclib/: 4 rows match"
+expect_match "the header shows the focus" "$(screen | sed -n 2p)" "focus /luaclib/"
+n=$(screen | sed -n '4,27p' | grep -c 'luaclib')
+expect_eq "only the 4 matching rows are shown" "$(screen | sed -n '4,27p' | grep -c '^ *[0-9]')" "4"
+expect_eq "every shown row matches" "$n" "4"
+keys c
+check "c clears the filters" "   24 "
+keys h; keys -l '0xb5(5d|19)'; keys Enter
+check "h hides frames by regex (header)" 'hide \0xb5(5d|19)\'
+expect_match "hidden leaves: +0x19599 becomes the leaf of 5.14 KiB" "$(screen | sed -n 4p)" \
+	"^ +1 +5\.14 KiB +99\.4% .*\(\+0x19599\)"
+keys c
+check "c clears the hide regex" "31 ./skynet/luaclib/skynet.so(+0xb55d)"
+
+# --- call tree ------------------------------------------------------------------
+keys t
+check "t opens the call tree" "Call tree (top-down)"
+expect_match "one root with everything" "$(screen | sed -n 4p)" "^ +5\.17 KiB +100\.0% +0 B +0\.0% ▸ .*libc\.so\.6\(\+0x891f5\)"
+keys '*'
+check "* expands the heaviest path down to +0xb55d" "▾ ./skynet/skynet(+0x19599)"
+expect_match "the selected leaf is +0xb55d" "$(screen | sed -n 29p)" "\(\+0xb55d\)"
+keys Left Left
+check "Left on a leaf goes to its parent, then collapses it" "▸ ./skynet/skynet(+0x19599)"
+
+# --- q: back, then quit; the shell is usable ----------------------------------------
+keys q
+check "q from the tree goes back to the table" "Main table"
+keys q
+check "q quits with status 0" "EXIT=0"
+keys "echo ALIVE-\$((20+22))" Enter
+check "the shell is usable after quitting" "ALIVE-42"
+
+# --- resize and 80x24 -------------------------------------------------------------------
+keys clear Enter "'$MPROF' --no-symbols '$F'; echo EXIT=\$?" Enter
+check "opens again" "Main table"
+tm resize-window -t t -x 80 -y 24
+n=0
+while [ "$n" -lt 50 ] && ! screen | sed -n 24p | grep -q '^F1Help'; do sleep 0.1; n=$((n + 1)); done
+expect_match "SIGWINCH: redrawn at 80x24, key bar on line 24" "$(screen | sed -n 24p)" "^F1Help EnterCallers"
+expect_match "80x24: row 19 is the last row" "$(screen | sed -n 22p)" "^ +19 "
+expect_match "80x24: long names cut with an ellipsis" "$(screen | sed -n 4p)" "^ +1 +2\.81 KiB .{40,}…$"
+keys C-c
+check "SIGINT restores the terminal (exit 130)" "EXIT=130"
+keys "echo ALIVE-\$((40+2))" Enter
+check "the shell is usable after SIGINT" "ALIVE-42"
+
+# --- plain mprof-tui FILE at 80x24 (symbols on), NO_COLOR ------------------------------
+start 80 24 NO_COLOR=1
+keys "'$MPROF' '$F'; echo EXIT=\$?" Enter
+check "mprof-tui FILE opens the UI at 80x24" "Main table"
+if tm capture-pane -e -p -t t | grep -q "$(printf '\033')\[[0-9;]*[34][0-7]m"; then
+	not_ok "NO_COLOR: no colour on the screen"
+else
+	ok "NO_COLOR: no colour on the screen"
+fi
+keys Q
+check "Q quits" "EXIT=0"
+start 80 24
+keys "'$MPROF' '$F'; echo EXIT=\$?" Enter
+check "opens with colours" "Main table"
+if tm capture-pane -e -p -t t | grep -q "$(printf '\033')\[[0-9;]*[34][0-7]m"; then
+	ok "without NO_COLOR the screen has colour"
+else
+	not_ok "without NO_COLOR the screen has colour"
+fi
+keys d
+check "d says it is not available here" "not available in this mode"
+keys q
+check "quits" "EXIT=0"
+
+# --- stdout not a terminal: the batch report ------------------------------------------------
+run_status "$MPROF" --no-symbols "$F"
+expect_eq "stdout not a terminal: batch report, status 0" "$STATUS $(printf '%s\n' "$OUT" | sed -n 1p)" \
+	"0 -----------inuse space ranking----------"
