@@ -9,7 +9,7 @@
 #include <string.h>
 
 #define SHARDS 256
-#define SHARD_INIT 1024
+#define SHARD_INIT 64
 
 typedef struct live_ent {
 	uint64_t ptr;      /* 0: empty */

@@ -1,0 +1,37 @@
+#!/bin/sh
+# malloc.sh - CPU cost of libmprof.so on a malloc benchmark (2 threads,
+# 1,000,000 malloc/free each, 16 B - 4 KiB, ~20 frames deep, 10,000 live
+# blocks per thread), as ratios to the plain run, beside heaptrack's.
+cd "$(dirname "$0")/../.." || exit 2
+TOP=$(pwd)
+TMP=$(mktemp -d /tmp/mprof-bench.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+[ -f libmprof.so ] || { echo "libmprof.so not built"; exit 1; }
+cc -O2 -g -fno-omit-frame-pointer -o "$TMP/bench" test/progs/bench_malloc.c -lpthread || exit 1
+
+# cpu CMD...: user+system seconds of CMD and its children (best of 3).
+cpu() {
+	best=""
+	for i in 1 2 3; do
+		/usr/bin/time -o "$TMP/time" -f '%U %S' "$@" > /dev/null 2>&1
+		t=$(tail -1 "$TMP/time" | awk '{ print $1 + $2 }')
+		if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$t; fi
+	done
+	echo "$best"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+
+plain=$(cpu "$TMP/bench")
+unw=$(cpu env LD_PRELOAD="$TOP/libmprof.so" "$TMP/bench")
+fp=$(cpu env LD_PRELOAD="$TOP/libmprof.so" MPROF_UNWIND=fp "$TMP/bench")
+printf 'plain                     %6.2f s CPU\n' "$plain"
+printf 'mprof (libunwind)         %6.2f s CPU  %sx   target: under a third of heaptrack'"'"'s ratio (~2.8x)\n' "$unw" "$(ratio "$unw" "$plain")"
+printf 'mprof (MPROF_UNWIND=fp)   %6.2f s CPU  %sx   target: same\n' "$fp" "$(ratio "$fp" "$plain")"
+if command -v heaptrack > /dev/null 2>&1; then
+	ht=$(cpu heaptrack -o "$TMP/ht" "$TMP/bench")
+	r=$(ratio "$ht" "$plain")
+	printf 'heaptrack                 %6.2f s CPU  %sx   (a third of it: %sx)\n' "$ht" "$r" \
+		"$(awk -v r="$r" 'BEGIN { printf "%.2f", r / 3 }')"
+else
+	echo "heaptrack: not installed"
+fi
