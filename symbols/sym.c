@@ -65,30 +65,67 @@ static char *arena_strdup(sym *s, const char *str)
 
 /* ---- v1 names: "path(sym+0xoff) [0xaddr]", "path(+0xoff) [0xaddr]" ------ */
 
+static int is_symch(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+	       c == '.' || c == '$' || c == '@';
+}
+
+static int is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Only glibc's exact shape counts ("(sym+0xoff) [0xaddr]" to the end), or
+ * a prefix of it when the name was cut at 80 bytes: Go names such as
+ * "strings.(*Builder).Grow" are function names, not paths. */
 int sym_parse_v1_name(const char *name, sym_v1_name *out)
 {
 	memset(out, 0, sizeof(*out));
 	const char *lp = strrchr(name, '(');
 	if (!lp || lp == name)
 		return -1; /* "[0xaddr]" alone, or the path itself was cut */
+	int cut = strlen(name) >= 80;
+	const char *q = lp + 1;
+	while (is_symch(*q))
+		q++;
 	out->path = name;
 	out->path_len = (size_t)(lp - name);
-	const char *p = lp + 1, *sign = p;
-	while (*sign && *sign != '+' && *sign != '-' && *sign != ')')
-		sign++;
-	out->sym = p;
-	out->sym_len = (size_t)(sign - p);
-	if ((*sign == '+' || *sign == '-') && sign[1] == '0' && sign[2] == 'x') {
-		char *end;
-		uint64_t off = strtoull(sign + 3, &end, 16);
-		if (end > sign + 3 && *end == ')') { /* complete, not cut */
-			out->off = *sign == '-' ? (uint64_t)0 - off : off;
-			out->has_off = 1;
-		}
+	out->sym = lp + 1;
+	out->sym_len = (size_t)(q - (lp + 1));
+	if (!*q && cut) { /* cut inside the symbol: its end is unknown */
+		out->sym_len = 0;
+		out->sym_cut = 1;
+		return 0;
 	}
-	if (!*sign) /* cut inside the symbol: its end is unknown */
-		out->sym_len = 0, out->sym_cut = 1;
-	return 0;
+	if ((*q != '+' && *q != '-') || (q[1] && q[1] != '0') || (q[1] && q[2] && q[2] != 'x'))
+		return -1;
+	if (!q[1] || !q[2])
+		return cut ? 0 : -1;
+	const char *h = q + 3;
+	while (is_hex(*h))
+		h++;
+	if (!*h)
+		return cut ? 0 : -1;
+	if (*h != ')' || h == q + 3)
+		return -1;
+	out->off = strtoull(q + 3, NULL, 16);
+	if (*q == '-')
+		out->off = (uint64_t)0 - out->off;
+	out->has_off = 1;
+	/* What follows must be " [0xaddr]", possibly cut. */
+	static const char tail[] = " [0x";
+	const char *t = h + 1;
+	for (size_t i = 0; i < 4; i++, t++)
+		if (!*t)
+			return cut ? 0 : -1;
+		else if (*t != tail[i])
+			return -1;
+	while (is_hex(*t))
+		t++;
+	if (!*t)
+		return cut ? 0 : -1;
+	return *t == ']' && !t[1] ? 0 : -1;
 }
 
 /* ---- ELF helpers ------------------------------------------------------- */
@@ -366,13 +403,12 @@ sym *sym_open(const prof *p, const sym_opts *o)
 		s->profile_dir = sl ? strndup(s->opts.profile_path, (size_t)(sl - s->opts.profile_path) + (sl == s->opts.profile_path))
 				    : strdup(".");
 	}
-	if (s->opts.no_symbols)
-		return s;
 	elf_version(EV_CURRENT);
-	s->dwfl = dwfl_begin(s->opts.pid > 0 ? &proc_callbacks : &file_callbacks);
-	if (!s->dwfl)
-		return s;
-	dwfl_report_begin(s->dwfl);
+	/* With no_symbols nothing is read: names and modules as recorded. */
+	if (!s->opts.no_symbols)
+		s->dwfl = dwfl_begin(s->opts.pid > 0 ? &proc_callbacks : &file_callbacks);
+	if (s->dwfl)
+		dwfl_report_begin(s->dwfl);
 	/* (a) the module table, with build-ids and bases. */
 	for (size_t i = 0; i < p->modules.len; i++) {
 		const prof_module *pm = &p->modules.v[i];
@@ -411,6 +447,8 @@ sym *sym_open(const prof *p, const sym_opts *o)
 			m->anchor_off = vn.off;
 		}
 	}
+	if (!s->dwfl)
+		return s;
 	for (size_t i = 0; i < s->nmods; i++) {
 		smod *m = &s->mods[i];
 		module_locate(s, m);
@@ -612,8 +650,16 @@ static void resolve_raw(sym *s, const char *name, sym_info *si)
 	*c = (sym_loc){ NULL, NULL, 0, 0 };
 	sym_v1_name vn;
 	si->source = SYM_SRC_RAW;
-	if (name && !sym_parse_v1_name(name, &vn) && vn.sym_len) {
-		c->func = demangle(s, vn.sym, vn.sym_len);
+	if (!name)
+		;
+	else if (!sym_parse_v1_name(name, &vn)) {
+		if (vn.sym_len) {
+			c->func = demangle(s, vn.sym, vn.sym_len);
+			si->source = SYM_SRC_RECORDED;
+		}
+	} else if (name[0] && name[0] != '[' && strncmp(name, "0x", 2)) {
+		/* Formats that record function names (Go, folded stacks). */
+		c->func = name;
 		si->source = SYM_SRC_RECORDED;
 	}
 	si->chain = c;

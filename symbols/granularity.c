@@ -1,0 +1,174 @@
+/* granularity.c - node maps from symbols: one node per function, per
+ * source line or per module, with inline frames expanded innermost first
+ * (an allocation inside an inlined helper has the helper as its leaf, as
+ * in pprof). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbols/sym_int.h"
+
+static const char *gran_names[] = { "address", "function", "line", "module" };
+
+int sym_gran_parse(const char *name)
+{
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(name, gran_names[i]))
+			return i;
+	return -1;
+}
+
+const char *sym_gran_name(enum sym_gran g)
+{
+	return (unsigned)g < 4 ? gran_names[g] : "?";
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+/* A frame with no symbol: its raw name, with the address when a v1 name
+ * was cut at 80 bytes (two cut names may be equal). */
+static const char *raw_label(const sym_info *si, char *buf, size_t len)
+{
+	if (strlen(si->raw) < 80 || strstr(si->raw, " [0x"))
+		return si->raw;
+	snprintf(buf, len, "%s [0x%" PRIx64 "]", si->raw, si->addr);
+	return buf;
+}
+
+/* Function names seen in more than one module, to be told apart. */
+typedef struct fn_ix {
+	const char **name, **module;
+	uint8_t *ambiguous;
+	size_t mask;
+} fn_ix;
+
+static size_t str_hash(const char *s)
+{
+	size_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static size_t fn_find(const fn_ix *ix, const char *name)
+{
+	size_t h = str_hash(name) & ix->mask;
+	while (ix->name[h] && strcmp(ix->name[h], name))
+		h = (h + 1) & ix->mask;
+	return h;
+}
+
+static int fn_build(fn_ix *ix, const prof *p, sym *s)
+{
+	size_t n = 64;
+	while (n < p->frames.len * 8)
+		n *= 2;
+	ix->mask = n - 1;
+	ix->name = calloc(n, sizeof(*ix->name));
+	ix->module = calloc(n, sizeof(*ix->module));
+	ix->ambiguous = calloc(n, 1);
+	if (!ix->name || !ix->module || !ix->ambiguous)
+		return -1;
+	for (uint32_t f = 0; f < p->frames.len; f++) {
+		const sym_info *si = sym_frame(s, f);
+		if (!si)
+			return -1;
+		/* At most 4 levels per frame, so the table stays half empty;
+		 * deeper inline levels are not told apart by module. */
+		for (uint32_t k = 0; k < si->nchain && k < 4; k++) {
+			const char *fn = si->chain[k].func;
+			if (!fn)
+				continue;
+			size_t h = fn_find(ix, fn);
+			if (!ix->name[h]) {
+				ix->name[h] = fn;
+				ix->module[h] = si->module;
+			} else if (si->module && ix->module[h] && strcmp(si->module, ix->module[h])) {
+				ix->ambiguous[h] = 1;
+			}
+		}
+	}
+	return 0;
+}
+
+static void fn_free(fn_ix *ix)
+{
+	free(ix->name);
+	free(ix->module);
+	free(ix->ambiguous);
+}
+
+static int push(prof_nodemap *m, const char *name, uint8_t flags)
+{
+	uint32_t id = nodemap_node(m, name, flags);
+	if (id == UINT32_MAX)
+		return -1;
+	m->flags[id] |= flags; /* inlined somewhere: marked */
+	return nodemap_push(m, id);
+}
+
+int sym_nodemap(prof_nodemap *m, const prof *p, sym *s, enum sym_gran g)
+{
+	if (!s)
+		return nodemap_by_address(m, p);
+	fn_ix ix = { 0 };
+	if ((g == SYM_GRAN_FUNCTION || g == SYM_GRAN_LINE) && fn_build(&ix, p, s)) {
+		fn_free(&ix);
+		return -1;
+	}
+	if (nodemap_begin(m, (uint32_t)p->frames.len)) {
+		fn_free(&ix);
+		return -1;
+	}
+	char buf[4096], raw[512];
+	int rc = 0;
+	for (uint32_t f = 0; f < p->frames.len && !rc; f++) {
+		const sym_info *si = sym_frame(s, f);
+		if (!si) {
+			rc = -1;
+			break;
+		}
+		if (g == SYM_GRAN_MODULE) {
+			rc = push(m, si->module ? si->module : "[unknown]", 0);
+		} else if (g == SYM_GRAN_ADDRESS) {
+			const sym_loc *l = &si->chain[0];
+			if (si->source == SYM_SRC_DWARF || si->source == SYM_SRC_ELF) {
+				if (l->file)
+					snprintf(buf, sizeof(buf), "0x%" PRIx64 " %s %s:%d", si->addr,
+						 l->func ? l->func : "??", base_name(l->file), l->line);
+				else
+					snprintf(buf, sizeof(buf), "0x%" PRIx64 " %s", si->addr, l->func ? l->func : "??");
+				rc = push(m, buf, 0);
+			} else {
+				rc = push(m, raw_label(si, raw, sizeof(raw)), 0);
+			}
+		} else {
+			for (uint32_t k = 0; k < si->nchain && !rc; k++) {
+				const sym_loc *l = &si->chain[k];
+				uint8_t fl = l->inlined ? AGG_NODE_INLINE : 0;
+				if (!l->func) {
+					rc = push(m, raw_label(si, raw, sizeof(raw)), fl);
+					continue;
+				}
+				size_t h = fn_find(&ix, l->func);
+				int amb = ix.name[h] && ix.ambiguous[h] && si->module;
+				int n = snprintf(buf, sizeof(buf), "%s", l->func);
+				if (amb)
+					n += snprintf(buf + n, sizeof(buf) - (size_t)n, " (%s)", base_name(si->module));
+				if (g == SYM_GRAN_LINE && l->file && (size_t)n < sizeof(buf))
+					snprintf(buf + n, sizeof(buf) - (size_t)n, " %s:%d", base_name(l->file), l->line);
+				rc = push(m, buf, fl);
+			}
+		}
+		nodemap_end_frame(m);
+	}
+	fn_free(&ix);
+	if (rc)
+		nodemap_free(m);
+	return rc;
+}
