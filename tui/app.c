@@ -321,7 +321,7 @@ int tui_run(const prof *p, const prof_nodemap *m, const agg *ag, const char *pat
 	nonl();
 	keypad(a.w, TRUE);
 	curs_set(0);
-	mousemask(BUTTON1_PRESSED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED
+	mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED
 #ifdef BUTTON5_PRESSED
 		  | BUTTON5_PRESSED
 #endif

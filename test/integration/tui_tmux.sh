@@ -136,6 +136,16 @@ expect_match "hidden leaves: +0x19599 becomes the leaf of 5.14 KiB" "$(screen | 
 keys c
 check "c clears the hide regex" "31 ./skynet/luaclib/skynet.so(+0xb55d)"
 
+# --- mouse (xterm X10 reports: button, column, line, each + 32) ---------------
+mouse() { keys -l "$(printf '\033[M%s%b%b' "$1" "\\0$(printf %o $(($2 + 33)))" "\\0$(printf %o $(($3 + 33)))")"; }
+mouse ' ' 10 5
+mouse '#' 10 5
+check "a click selects the row under it (+0xc588, line 6)" "./skynet/skynet(+0xc588) [0x556bb898d588]"
+mouse a 10 5
+check "the wheel scrolls down 3 rows" "./skynet/skynet(+0x19599) [0x556bb899a599]"
+mouse '`' 10 5
+check "the wheel scrolls up 3 rows" "./skynet/skynet(+0xc588) [0x556bb898d588]"
+
 # --- call tree ------------------------------------------------------------------
 keys t
 check "t opens the call tree" "Call tree (top-down)"
@@ -167,6 +177,12 @@ keys C-c
 check "SIGINT restores the terminal (exit 130)" "EXIT=130"
 keys "echo ALIVE-\$((40+2))" Enter
 check "the shell is usable after SIGINT" "ALIVE-42"
+
+keys clear Enter "'$MPROF' --no-symbols '$F'; echo EXIT=\$?" Enter
+check "opens once more" "Main table"
+pid=$(ps -o pid= --ppid "$(tm display -p -t t '#{pane_pid}')" | tr -d ' ')
+[ -n "$pid" ] && kill -TERM "$pid"
+check "SIGTERM restores the terminal (exit 143)" "EXIT=143"
 
 # --- plain mprof-tui FILE at 80x24 (symbols on), NO_COLOR ------------------------------
 start 80 24 NO_COLOR=1
