@@ -7,6 +7,9 @@
 #include <unistd.h>
 
 #include "core/agg.h"
+#include "core/diff.h"
+#include "core/export.h"
+#include "core/flamegraph.h"
 #include "core/load.h"
 #include "core/report.h"
 #include "attach/snapshot.h"
@@ -44,6 +47,14 @@ static const char usage_text[] =
 	"                       (a copy of the target's file system); repeatable\n"
 	"  --search-path=DIR    look for modules by file name in DIR; repeatable\n"
 	"  --source-dir=DIR     find source files under DIR; repeatable\n"
+	"  --diff BASE          report NEW - BASE (FILE is NEW): rows matched by\n"
+	"                       module + offset or name across runs (ASLR-proof);\n"
+	"                       TSV columns hold signed deltas\n"
+	"  --export=FMT -o OUT  write the profile as pprof (gzipped protobuf),\n"
+	"                       folded (flamegraph.pl; weight = chosen metric),\n"
+	"                       skynet (v1) or native\n"
+	"  --flamegraph=SVG     write an interactive SVG flame graph of the chosen\n"
+	"                       metric (a diff flame graph with --diff)\n"
 	"  --info               list function names, then every sample with its\n"
 	"                       stack, root first (skynet-mprof's -info)\n"
 	"  --snapshot PID -o FILE  write the current state of a process running\n"
@@ -71,7 +82,9 @@ int main(int argc, char **argv)
 	if (!roots || !spaths || !sdirs)
 		return 1;
 	enum { O_TOP = 256, O_ALLOC, O_INUSE, O_OBJECTS, O_FORMAT, O_GRAN, O_INFO,
-	       O_NOSYM, O_ROOT, O_SPATH, O_SDIR, O_SNAPSHOT };
+	       O_NOSYM, O_ROOT, O_SPATH, O_SDIR, O_SNAPSHOT, O_EXPORT, O_DIFF, O_FLAME };
+	int export_fmt = -1;
+	const char *diff_base = NULL, *flame_out = NULL;
 	const char *snap_pid = NULL, *snap_out = NULL;
 	static const struct option opts[] = {
 		{ "top", required_argument, NULL, O_TOP },
@@ -87,6 +100,9 @@ int main(int argc, char **argv)
 		{ "search-path", required_argument, NULL, O_SPATH },
 		{ "source-dir", required_argument, NULL, O_SDIR },
 		{ "snapshot", required_argument, NULL, O_SNAPSHOT },
+		{ "export", required_argument, NULL, O_EXPORT },
+		{ "diff", required_argument, NULL, O_DIFF },
+		{ "flamegraph", required_argument, NULL, O_FLAME },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -132,6 +148,14 @@ int main(int argc, char **argv)
 		case O_GRAN: gran = optarg; break;
 		case O_INFO: info = 1; break;
 		case O_SNAPSHOT: snap_pid = optarg; break;
+		case O_EXPORT:
+			if ((export_fmt = export_parse(optarg)) < 0) {
+				fprintf(stderr, "mprof-tui: --export takes pprof, folded, skynet or native, not '%s'\n", optarg);
+				return EXIT_BAD;
+			}
+			break;
+		case O_DIFF: diff_base = optarg; break;
+		case O_FLAME: flame_out = optarg; break;
 		case 'o': snap_out = optarg; break;
 		case O_NOSYM: so.no_symbols = 1; break;
 		case O_ROOT: roots[nroots++] = optarg; break;
@@ -172,6 +196,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mprof-tui: %s\n", err.msg);
 		return EXIT_BAD;
 	}
+	if (diff_base) {   /* --diff BASE NEW: from here on p holds NEW - BASE */
+		prof *b = prof_load(diff_base, &err), *d = b ? diff_build(b, p, &err) : NULL;
+		int st = b ? 1 : EXIT_BAD;
+		prof_free(b);
+		prof_free(p);
+		if (!d) {
+			fprintf(stderr, "mprof-tui: %s\n", err.msg);
+			return st;
+		}
+		p = d;
+	}
+	if ((export_fmt >= 0) && !snap_out) {
+		fprintf(stderr, "mprof-tui: --export needs -o FILE\n");
+		prof_free(p);
+		return EXIT_BAD;
+	}
 	int rc = 0;
 	if (info) {
 		rc = report_info(stdout, p) ? 1 : 0;
@@ -197,8 +237,19 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < nmiss; i++)
 			fprintf(stderr, "mprof-tui: %s: %s; its frames keep their recorded names\n",
 				mm[i].path, mm[i].why);
+		enum agg_metric metric = agg_metric_of(ro.alloc, ro.objects);
+		if (export_fmt >= 0 && export_write(p, &m, (enum export_format)export_fmt, metric, snap_out, &err)) {
+			fprintf(stderr, "mprof-tui: %s\n", err.msg);
+			rc = 1;
+		}
+		if (flame_out && !rc && flamegraph_save(p, &m, metric, diff_base != NULL, path, flame_out, &err)) {
+			fprintf(stderr, "mprof-tui: %s\n", err.msg);
+			rc = 1;
+		}
+		if (rc || ((export_fmt >= 0 || flame_out) && !top))
+			;   /* the files were the job */
 		/* No batch option and a terminal on stdout: the interactive UI. */
-		if (!top && isatty(STDOUT_FILENO))
+		else if (!top && isatty(STDOUT_FILENO))
 			rc = tui_run(p, &m, &a, path, sy, g);
 		else
 			rc = report_top(stdout, &a, &m, &ro) ? 1 : 0;

@@ -1,0 +1,324 @@
+/* export_pprof.c - pprof's profile.proto, gzipped, as go tool pprof reads
+ * it: sample types alloc_objects/count, alloc_space/bytes,
+ * inuse_objects/count, inuse_space/bytes (inuse last: pprof's default);
+ * a mapping per module (with its build id); a location per frame, its
+ * lines the frame's nodes innermost first (inline chain), a function per
+ * distinct name. Sample location ids are leaf first, as the model's. */
+#include "core/export.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* A growable byte buffer; failed is sticky. Owns d. */
+typedef struct bbuf {
+	uint8_t *d;
+	size_t len, cap;
+	int failed;
+} bbuf;
+
+static void bb_put(bbuf *b, const void *x, size_t n)
+{
+	if (b->failed)
+		return;
+	if (b->len + n > b->cap) {
+		size_t c = b->cap ? b->cap : 4096;
+		while (c < b->len + n)
+			c *= 2;
+		uint8_t *nd = realloc(b->d, c);
+		if (!nd) {
+			b->failed = 1;
+			return;
+		}
+		b->d = nd;
+		b->cap = c;
+	}
+	memcpy(b->d + b->len, x, n);
+	b->len += n;
+}
+
+static void bb_varint(bbuf *b, uint64_t v)
+{
+	uint8_t t[10];
+	size_t n = 0;
+	do {
+		t[n] = (uint8_t)(v & 0x7f);
+		v >>= 7;
+		if (v)
+			t[n] |= 0x80;
+		n++;
+	} while (v);
+	bb_put(b, t, n);
+}
+
+static void bb_uint(bbuf *b, uint32_t field, uint64_t v)
+{
+	if (!v)
+		return;   /* proto3: zero is the default, left out */
+	bb_varint(b, (uint64_t)field << 3);
+	bb_varint(b, v);
+}
+
+static void bb_bytes(bbuf *b, uint32_t field, const void *x, size_t n)
+{
+	bb_varint(b, (uint64_t)field << 3 | 2);
+	bb_varint(b, n);
+	bb_put(b, x, n);
+}
+
+/* Appends sub as a length-delimited field and empties it. */
+static void bb_msg(bbuf *b, uint32_t field, bbuf *sub)
+{
+	bb_bytes(b, field, sub->d ? sub->d : (const uint8_t *)"", sub->len);
+	b->failed |= sub->failed;
+	sub->len = 0;
+}
+
+/* String table: strings in order, with a hash for interning. */
+typedef struct stab {
+	bbuf out;             /* the encoded string_table fields */
+	char **s;
+	size_t n, cap;
+	uint32_t *slot;       /* index + 1 */
+	size_t mask;
+	int failed;
+} stab;
+
+static size_t shash(const char *s)
+{
+	size_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static int stab_grow(stab *t)
+{
+	size_t slots = t->slot ? (t->mask + 1) * 2 : 1024;
+	uint32_t *ns = calloc(slots, sizeof(*ns));
+	if (!ns)
+		return -1;
+	for (size_t i = 0; t->slot && i <= t->mask; i++) {
+		if (!t->slot[i])
+			continue;
+		size_t h = shash(t->s[t->slot[i] - 1]) & (slots - 1);
+		while (ns[h])
+			h = (h + 1) & (slots - 1);
+		ns[h] = t->slot[i];
+	}
+	free(t->slot);
+	t->slot = ns;
+	t->mask = slots - 1;
+	return 0;
+}
+
+static uint64_t stab_id(stab *t, const char *s)
+{
+	if (t->failed)
+		return 0;
+	size_t h = shash(s) & t->mask;
+	while (t->slot[h]) {
+		if (!strcmp(t->s[t->slot[h] - 1], s))
+			return t->slot[h] - 1;
+		h = (h + 1) & t->mask;
+	}
+	char *c = strdup(s);
+	if (!c || (t->n == t->cap && !(t->s = realloc(t->s, (t->cap = t->cap ? t->cap * 2 : 256) * sizeof(*t->s))))) {
+		free(c);
+		t->failed = 1;
+		return 0;
+	}
+	t->s[t->n] = c;
+	t->slot[h] = (uint32_t)++t->n;
+	bb_bytes(&t->out, 6, c, strlen(c));
+	if (t->n * 2 > t->mask && stab_grow(t))
+		t->failed = 1;
+	return t->n - 1;
+}
+
+static void stab_free(stab *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->s[i]);
+	free(t->s);
+	free(t->slot);
+	free(t->out.d);
+}
+
+static void value_type(bbuf *b, bbuf *sub, uint32_t field, stab *t, const char *type, const char *unit)
+{
+	bb_uint(sub, 1, stab_id(t, type));
+	bb_uint(sub, 2, stab_id(t, unit));
+	bb_msg(b, field, sub);
+}
+
+/* Deflates buf into fd as one gzip member. 0 or an errno. */
+static int gzip_write(int fd, const uint8_t *d, size_t len)
+{
+	z_stream z;
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return ENOMEM;
+	uint8_t out[1 << 16];
+	z.next_in = (Bytef *)d;
+	int e = 0, r;
+	do {
+		size_t left = len - (size_t)((const uint8_t *)z.next_in - d);
+		z.avail_in = (uInt)(left > (1u << 30) ? (1u << 30) : left);
+		int flush = left > (1u << 30) ? Z_NO_FLUSH : Z_FINISH;
+		do {
+			z.next_out = out;
+			z.avail_out = sizeof(out);
+			r = deflate(&z, flush);
+			size_t n = sizeof(out) - z.avail_out, off = 0;
+			while (off < n && !e) {
+				ssize_t w = write(fd, out + off, n - off);
+				if (w < 0 && errno == EINTR)
+					continue;
+				if (w < 0)
+					e = errno;
+				else
+					off += (size_t)w;
+			}
+		} while (z.avail_out == 0 && !e);
+	} while (r != Z_STREAM_END && r != Z_STREAM_ERROR && !e);
+	deflateEnd(&z);
+	return e ? e : r == Z_STREAM_END ? 0 : EIO;
+}
+
+int export_pprof(int fd, const prof *p, const prof_nodemap *m, prof_error *err)
+{
+	bbuf b = { 0 }, sub = { 0 }, line = { 0 }, packed = { 0 };
+	stab t = { 0 };
+	uint64_t *fn_of_str = NULL;   /* without m: string id -> 1 when a function */
+	size_t nfn = 0;
+	int rc = -1;
+	char nb[32];
+
+	if (stab_grow(&t)) {
+		prof_errorf(err, "out of memory");
+		return -1;
+	}
+	stab_id(&t, "");
+	value_type(&b, &sub, 1, &t, "alloc_objects", "count");
+	value_type(&b, &sub, 1, &t, "alloc_space", "bytes");
+	value_type(&b, &sub, 1, &t, "inuse_objects", "count");
+	value_type(&b, &sub, 1, &t, "inuse_space", "bytes");
+	uint64_t bytes_key = stab_id(&t, "bytes");
+	for (size_t i = 0; i < p->samples.len; i++) {
+		const prof_sample *s = &p->samples.v[i];
+		const prof_stack *st = &p->stacks.v[s->stack];
+		const uint32_t *fr = prof_stack_frames(p, s->stack);
+		for (uint32_t d = 0; d < st->depth; d++)
+			bb_varint(&packed, (uint64_t)fr[d] + 1);
+		bb_msg(&sub, 1, &packed);
+		int64_t v[AGG_NMETRIC];
+		agg_sample_vals(s, v);
+		bb_varint(&packed, (uint64_t)v[AGG_ALLOC_OBJS]);
+		bb_varint(&packed, (uint64_t)v[AGG_ALLOC_BYTES]);
+		bb_varint(&packed, (uint64_t)v[AGG_INUSE_OBJS]);
+		bb_varint(&packed, (uint64_t)v[AGG_INUSE_BYTES]);
+		bb_msg(&sub, 2, &packed);
+		if (s->size) {
+			bb_uint(&line, 1, bytes_key);
+			bb_uint(&line, 3, s->size);
+			bb_uint(&line, 4, bytes_key);
+			bb_msg(&sub, 3, &line);
+		}
+		bb_msg(&b, 2, &sub);
+	}
+	int named = 0;
+	for (size_t f = 0; f < p->frames.len && !named; f++)
+		named = p->frames.v[f].name != PROF_NONE || m;
+	for (size_t i = 0; i < p->modules.len; i++) {
+		const prof_module *mo = &p->modules.v[i];
+		bb_uint(&sub, 1, i + 1);
+		bb_uint(&sub, 2, mo->base);
+		bb_uint(&sub, 3, mo->base + mo->size);
+		bb_uint(&sub, 4, mo->offset);
+		bb_uint(&sub, 5, stab_id(&t, p->strs.v + mo->path));
+		if (mo->build_id != PROF_NONE)
+			bb_uint(&sub, 6, stab_id(&t, p->strs.v + mo->build_id));
+		bb_uint(&sub, 7, (uint64_t)named);
+		bb_msg(&b, 3, &sub);
+	}
+	for (size_t f = 0; f < p->frames.len; f++) {
+		const prof_frame *fr = &p->frames.v[f];
+		bb_uint(&sub, 1, f + 1);
+		if (fr->module != PROF_NONE && fr->module < p->modules.len)
+			bb_uint(&sub, 2, (uint64_t)fr->module + 1);
+		bb_uint(&sub, 3, fr->addr);
+		if (m) {
+			for (uint32_t k = m->off[f]; k < m->off[f + 1]; k++) {
+				bb_uint(&line, 1, (uint64_t)m->nodes[k] + 1);
+				bb_msg(&sub, 4, &line);
+			}
+		} else if (fr->name != PROF_NONE) {
+			uint64_t sid = stab_id(&t, prof_frame_name(p, (uint32_t)f, nb, sizeof(nb)));
+			if (!sid)
+				goto loc_done;   /* an empty name: no line */
+			if (sid >= nfn) {
+				size_t nn = (sid + 1) * 2;
+				uint64_t *nf = realloc(fn_of_str, nn * sizeof(*nf));
+				if (!nf)
+					goto nomem;
+				memset(nf + nfn, 0, (nn - nfn) * sizeof(*nf));
+				fn_of_str = nf;
+				nfn = nn;
+			}
+			fn_of_str[sid] = 1;
+			bb_uint(&line, 1, sid);   /* function id = its name's string id */
+			bb_msg(&sub, 4, &line);
+		}
+loc_done:
+		bb_msg(&b, 4, &sub);
+	}
+	if (m) {
+		for (uint32_t n = 0; n < m->nnodes; n++) {
+			uint64_t sid = stab_id(&t, nodemap_name(m, n));
+			bb_uint(&sub, 1, (uint64_t)n + 1);
+			bb_uint(&sub, 2, sid);
+			bb_uint(&sub, 3, sid);
+			bb_msg(&b, 5, &sub);
+		}
+	} else {
+		for (size_t sid = 0; sid < nfn; sid++) {
+			if (!fn_of_str[sid])
+				continue;
+			bb_uint(&sub, 1, sid);
+			bb_uint(&sub, 2, sid);
+			bb_uint(&sub, 3, sid);
+			bb_msg(&b, 5, &sub);
+		}
+	}
+	if (p->meta.time > 0)
+		bb_uint(&b, 9, (uint64_t)p->meta.time * 1000000000u);
+	value_type(&b, &sub, 11, &t, "space", "bytes");
+	bb_uint(&b, 12, 1);
+	bb_uint(&b, 14, stab_id(&t, "inuse_space"));
+	if (b.failed || sub.failed || line.failed || packed.failed || t.failed || t.out.failed)
+		goto nomem;
+	/* The string table goes last: every string is known by now. */
+	bb_put(&b, t.out.d, t.out.len);
+	if (b.failed)
+		goto nomem;
+	int e = gzip_write(fd, b.d, b.len);
+	if (e) {
+		prof_errorf(err, "write failed: %s", strerror(e));
+		goto out;
+	}
+	rc = 0;
+	goto out;
+nomem:
+	prof_errorf(err, "out of memory");
+out:
+	free(b.d);
+	free(sub.d);
+	free(line.d);
+	free(packed.d);
+	free(fn_of_str);
+	stab_free(&t);
+	return rc;
+}
