@@ -208,6 +208,23 @@ check "d says it is not available here" "not available in this mode"
 keys q
 check "quits" "EXIT=0"
 
+# --- a profile with nothing in use, and one with no samples ------------------------------------
+# v1: body_len, nfuncs, {len, name, id}, then {alloc objs/bytes, free objs/bytes, depth, pcs}.
+printf '\000\000\000\052\000\000\000\001\001f\000\000\000\000\000\000\020\000\000\000\000\001\000\000\000\020\000\000\000\001\000\000\000\020\000\000\000\001\000\000\000\000\000\000\020\000' > "$TMP/freed.pro"
+printf '\000\000\000\004\000\000\000\000' > "$TMP/empty.pro"
+keys "'$MPROF' --no-symbols '$TMP/freed.pro'; echo EXIT=\$?" Enter
+check "nothing in use: says so and points at s" "Nothing is in use in this profile (total 0): s shows alloc space."
+keys s
+check "nothing in use, s: the alloc row" "16 B 100.0% 100.0%      16 B 100.0%        1 f"
+keys q
+check "quits" "EXIT=0"
+keys clear Enter "'$MPROF' --no-symbols '$TMP/empty.pro'; echo EXIT=\$?" Enter
+check "no samples: says so" "This profile has no samples."
+keys t Enter
+check "no samples: the tree too, Enter has nothing to open" "no row selected"
+keys Q
+check "quits" "EXIT=0"
+
 # --- stdout not a terminal: the batch report ------------------------------------------------
 run_status "$MPROF" --no-symbols "$F"
 expect_eq "stdout not a terminal: batch report, status 0" "$STATUS $(printf '%s\n' "$OUT" | sed -n 1p)" \
