@@ -689,8 +689,10 @@ static sym_info *resolve(sym *s, uint64_t addr, int is_return, uint32_t frame)
 	if (dm) {
 		void **ud;
 		Dwarf_Addr start;
-		const char *mname = dwfl_module_info(dm, &ud, &start, NULL, NULL, NULL, NULL, NULL);
+		const char *mainfile = NULL;
+		const char *mname = dwfl_module_info(dm, &ud, &start, NULL, NULL, NULL, &mainfile, NULL);
 		si->module = mname;
+		si->local = mainfile;
 		GElf_Addr bias = 0;
 		if (dwfl_module_getelf(dm, &bias))
 			si->offset = pc - bias;

@@ -45,6 +45,7 @@ typedef struct sym_info {
 	uint64_t addr;        /* as asked */
 	int is_return;        /* pc-1 was looked up */
 	const char *module;   /* recorded module path, or NULL when unknown */
+	const char *local;    /* the module's file read here, or NULL */
 	uint64_t offset;      /* address in the module's file (pc - bias) */
 	const char *raw;      /* recorded name, or "0x<addr>" */
 	enum sym_source source;

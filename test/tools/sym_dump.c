@@ -1,9 +1,12 @@
 /* sym_dump.c - prints what the resolver says about every frame of a
  * profile, one line each, for the symbol tests to compare with
- * eu-addr2line:  0xADDR<TAB>MODULE<TAB>0xOFFSET<TAB>SOURCE<TAB>CHAIN
+ * eu-addr2line:  0xADDR<TAB>MODULE<TAB>0xOFFSET<TAB>SOURCE<TAB>CHAIN<TAB>RAW<TAB>FILE
  * where CHAIN is "func@file:line" per inline level, innermost first,
  * joined by " | ". Then one "missing PATH: WHY" line per missing module.
- * usage: sym_dump [--root DIR]... [--search-path DIR]... [--no-symbols] FILE */
+ * With --lines SRC: "LINE FLAT CUM" (in-use bytes) per line of SRC that
+ * has any, pprof list-style, instead.
+ * usage: sym_dump [--root DIR]... [--search-path DIR]... [--no-symbols]
+ *                 [--lines SRC] FILE */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +18,15 @@ int main(int argc, char **argv)
 {
 	const char *roots[16] = { 0 }, *search[16] = { 0 };
 	int nr = 0, ns = 0, i;
+	const char *lines = NULL;
 	sym_opts o = { 0 };
 	for (i = 1; i < argc - 1; i++) {
 		if (!strcmp(argv[i], "--root") && nr < 15)
 			roots[nr++] = argv[++i];
 		else if (!strcmp(argv[i], "--search-path") && ns < 15)
 			search[ns++] = argv[++i];
+		else if (!strcmp(argv[i], "--lines"))
+			lines = argv[++i];
 		else if (!strcmp(argv[i], "--no-symbols"))
 			o.no_symbols = 1;
 		else
@@ -42,6 +48,18 @@ int main(int argc, char **argv)
 	sym *s = sym_open(p, &o);
 	if (!s)
 		return 1;
+	if (lines) {
+		sym_line_vals *v;
+		long n = sym_source_lines(s, lines, &v);
+		for (long l = 1; l <= n; l++)
+			if (v[l].cum[AGG_INUSE_BYTES] || v[l].flat[AGG_INUSE_BYTES])
+				printf("%ld %lld %lld\n", l, (long long)v[l].flat[AGG_INUSE_BYTES],
+				       (long long)v[l].cum[AGG_INUSE_BYTES]);
+		free(v);
+		sym_close(s);
+		prof_free(p);
+		return n < 0;
+	}
 	static const char *src[] = { "dwarf", "elf", "recorded", "raw" };
 	for (uint32_t f = 0; f < p->frames.len; f++) {
 		const sym_info *si = sym_frame(s, f);
@@ -50,7 +68,7 @@ int main(int argc, char **argv)
 		for (uint32_t k = 0; k < si->nchain; k++)
 			printf("%s%s@%s:%d", k ? " | " : "", si->chain[k].func ? si->chain[k].func : "??",
 			       si->chain[k].file ? si->chain[k].file : "??", si->chain[k].line);
-		printf("\t%s\n", si->raw);
+		printf("\t%s\t%s\n", si->raw, si->local ? si->local : "-");
 	}
 	const sym_missing_module *mm;
 	size_t n = sym_missing(s, &mm);
