@@ -72,6 +72,9 @@ void prof_src_drop(const prof_src *src, size_t from, size_t to)
 		madvise((void *)(src->data + from), to - from, MADV_DONTNEED);
 }
 
+/* Pipes and devices are read whole into memory; beyond this, ask for a file. */
+#define PROF_STREAM_MAX (1 << 30)
+
 size_t prof_mem_avail(void)
 {
 	long pages = sysconf(_SC_AVPHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
@@ -198,10 +201,10 @@ prof *prof_load(const char *path, prof_error *err)
 		if (n == 0)
 			break;
 		len += (size_t)n;
-		if (len >= prof_mem_avail() / 2) {
+		if (len >= PROF_STREAM_MAX || len >= prof_mem_avail() / 2) {
 			/* /dev/zero or a runaway pipe: refuse before memory runs out. */
-			prof_errorf(err, "%s: offset %zu: input larger than half the available memory, refused",
-				    path, len);
+			prof_errorf(err, "%s: offset %zu: streamed input over %d MiB refused (give a regular file)",
+				    path, len, PROF_STREAM_MAX >> 20);
 			free(buf);
 			close(fd);
 			return NULL;

@@ -14,7 +14,7 @@ expect_eq "10 GB native file of zeros: exit 2" "$STATUS" 2
 expect_match "10 GB native file of zeros: refused at the first section" "$ERR" "$f: offset 16: not a section header"
 run_status timeout 20 "$MPROF" --top=flat /dev/zero
 expect_eq "/dev/zero: refused (exit 2)" "$STATUS" 2
-expect_match "/dev/zero: says why" "$ERR" "/dev/zero: offset [0-9]+: input larger than half the available memory"
+expect_match "/dev/zero: says why" "$ERR" "/dev/zero: offset [0-9]+: streamed input over 1024 MiB refused"
 # Counts that claim more than the file holds.
 printf 'MPROFNAT\001\0\0\0\0\0\0\0SMPL\0\0\0\0\004\0\0\0\0\0\0\0\377\377\377\377END \0\0\0\0\0\0\0\0\0\0\0\0' > "$f"
 run_status "$MPROF" --top=flat "$f"
