@@ -482,6 +482,7 @@ void sym_close(sym *s)
 {
 	if (!s)
 		return;
+	sym_index_free(s);
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
 	for (size_t i = 0; i < s->nmods; i++)
@@ -557,6 +558,24 @@ static int die_udata(Dwarf_Die *die, unsigned name, Dwarf_Word *v)
 	return dwarf_formudata(dwarf_attr(die, name, &a), v);
 }
 
+/* A relative file name joined to the unit's DW_AT_comp_dir, as
+ * eu-addr2line prints it (arena copy when joined). */
+static const char *cu_file(sym *s, Dwarf_Die *cu, const char *file)
+{
+	Dwarf_Attribute a;
+	const char *dir;
+	if (!file || file[0] == '/' || !(dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a))))
+		return file;
+	size_t dl = strlen(dir), fl = strlen(file);
+	char *r = sym_arena_alloc(s, dl + fl + 2);
+	if (!r)
+		return file;
+	memcpy(r, dir, dl);
+	r[dl] = '/';
+	memcpy(r + dl + 1, file, fl + 1);
+	return r;
+}
+
 /* Fills si from DWARF: the scopes holding pc, innermost first; 0 or -1. */
 static int resolve_dwarf(sym *s, Dwfl_Module *dm, Dwarf_Addr pc, sym_info *si)
 {
@@ -569,16 +588,15 @@ static int resolve_dwarf(sym *s, Dwfl_Module *dm, Dwarf_Addr pc, sym_info *si)
 	Dwfl_Line *ln = dwfl_module_getsrc(dm, pc);
 	if (ln)
 		file = dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL);
-	Dwarf_Die *scopes = NULL;
-	int n = dwarf_getscopes(cu, pc - bias, &scopes);
+	file = cu_file(s, cu, file);
+	Dwarf_Die scopes[64];
+	int n = sym_fn_scopes(s, dm, cu, pc - bias, scopes, 64);
 	sym_loc lv[64];
 	int k = 0;
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
-	for (int i = 0; i < n && k < 64; i++) {
+	for (int i = 0; i < n; i++) {
 		int t = dwarf_tag(&scopes[i]);
-		if (t != DW_TAG_subprogram && t != DW_TAG_inlined_subroutine && t != DW_TAG_entry_point)
-			continue;
 		lv[k++] = (sym_loc){ die_func_name(s, &scopes[i]), arena_strdup(s, file), line, 0 };
 		if (t != DW_TAG_inlined_subroutine)
 			break; /* the out-of-line function ends the chain */
@@ -591,27 +609,16 @@ static int resolve_dwarf(sym *s, Dwfl_Module *dm, Dwarf_Addr pc, sym_info *si)
 			if (!files)
 				dwarf_getsrcfiles(cu, &files, &nfiles);
 			if (files && cf < nfiles)
-				file = dwarf_filesrc(files, cf, NULL, NULL);
+				file = cu_file(s, cu, dwarf_filesrc(files, cf, NULL, NULL));
 		}
 		if (!die_udata(&scopes[i], DW_AT_call_line, &cl))
 			line = (int)cl;
-		/* dwarf_getscopes goes on into the abstract definition; the
-		 * caller is among the scopes holding this concrete instance. */
-		Dwarf_Die *outer = NULL;
-		int no = dwarf_getscopes_die(&scopes[i], &outer);
-		free(scopes);
-		scopes = outer;
-		n = no;
-		i = 0; /* outer[0] is the instance itself */
 	}
-	free(scopes);
 	if (k == 0) {
 		if (!file)
 			return -1;
 		/* Line info without a function DIE: keep the place, ELF names it. */
-		GElf_Off off;
-		GElf_Sym gs;
-		const char *nm = dwfl_module_addrinfo(dm, pc, &off, &gs, NULL, NULL, NULL);
+		const char *nm = sym_elf_name(s, dm, pc);
 		lv[k++] = (sym_loc){ nm ? demangle(s, nm, strlen(nm)) : NULL, arena_strdup(s, file), line, 0 };
 	}
 	sym_loc *c = sym_arena_alloc(s, (size_t)k * sizeof(*c));
@@ -626,9 +633,7 @@ static int resolve_dwarf(sym *s, Dwfl_Module *dm, Dwarf_Addr pc, sym_info *si)
 
 static int resolve_elf(sym *s, Dwfl_Module *dm, Dwarf_Addr pc, sym_info *si)
 {
-	GElf_Off off;
-	GElf_Sym gs;
-	const char *nm = dwfl_module_addrinfo(dm, pc, &off, &gs, NULL, NULL, NULL);
+	const char *nm = sym_elf_name(s, dm, pc);
 	if (!nm)
 		return -1;
 	sym_loc *c = sym_arena_alloc(s, sizeof(*c));

@@ -44,6 +44,7 @@ struct sym {
 	sym_frame_ent *frames;   /* per profile frame */
 	sym_cache cache;         /* other addresses */
 	void *arena;
+	struct sym_ixmap *ix;    /* index.c: per-CU ranges, sorted symbols */
 };
 
 /* A v1 name taken apart; pointers into the name. */
@@ -62,5 +63,13 @@ int sym_parse_v1_name(const char *name, sym_v1_name *out);
 /* Arena memory, freed at sym_close. */
 void *sym_arena_alloc(sym *s, size_t n);
 char *sym_arena_strndup(sym *s, const char *str, size_t n);
+
+/* index.c: the function and inline-instance DIEs holding pc (a DWARF
+ * address), innermost first, as dwarf_getscopes + dwarf_getscopes_die
+ * would give them; returns how many (<= max). */
+int sym_fn_scopes(sym *s, Dwfl_Module *dm, Dwarf_Die *cu, uint64_t pc, Dwarf_Die *out, int max);
+/* The ELF symbol (.symtab, else .dynsym) holding pc, or NULL. */
+const char *sym_elf_name(sym *s, Dwfl_Module *dm, uint64_t pc);
+void sym_index_free(sym *s);
 
 #endif

@@ -51,10 +51,19 @@ compare() {
 			END { print rec }' >> "$TMP/want"
 		n=$((n + $(wc -l < "$TMP/rows")))
 	done
-	expect_file_eq "$name: $n frames resolve as eu-addr2line -f -i -C says for pc-1" "$TMP/got" "$TMP/want"
+	# Padding between functions (only --text samples land there) is in no
+	# function: both say "??" there, and eu-addr2line then guesses from the
+	# line table; such rows are compared on their first level only.
+	paste -d '\n' "$TMP/got" "$TMP/want" | awk 'NR % 2 { g = $0; next }
+		{ w = $0; if (g ~ /^\?\?@/ && w ~ /^\?\?@/) { sub(/ \| .*/, "", g); sub(/ \| .*/, "", w) }
+		  print g > "'"$TMP/got2"'"; print w > "'"$TMP/want2"'" }'
+	expect_file_eq "$name: $n frames resolve as eu-addr2line -f -i -C says for pc-1" "$TMP/got2" "$TMP/want2"
 }
 
 compare "debug info" out.pro
+# A bigger binary full of inlining: 400 addresses over sym_dump's own .text.
+t=$(readelf -SW "$DUMP" | awk '$2 == ".text" {print $4 ":" $6; exit}')
+compare "400 addresses in sym_dump" "$DUMP:$t:400" --text
 dump=$("$DUMP" out.pro)
 expect_eq "every frame resolves from DWARF (but _start)" \
 	"$(printf '%s\n' "$dump" | awk -F'\t' '$4 != "dwarf" {print $5}')" "_start@??:0"

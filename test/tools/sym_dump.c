@@ -5,8 +5,10 @@
  * joined by " | ". Then one "missing PATH: WHY" line per missing module.
  * With --lines SRC: "LINE FLAT CUM" (in-use bytes) per line of SRC that
  * has any, pprof list-style, instead.
+ * With --text, FILE is MODULE:TEXT_VADDR:TEXT_SIZE:N (hex, N decimal): N
+ * return addresses spread over the module's .text, no profile needed.
  * usage: sym_dump [--root DIR]... [--search-path DIR]... [--no-symbols]
- *                 [--lines SRC] FILE */
+ *                 [--lines SRC] [--text] FILE */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,17 +16,38 @@
 #include "core/load.h"
 #include "symbols/sym.h"
 
+static prof *text_prof(const char *spec, prof_error *err)
+{
+	char path[4096];
+	unsigned long long va, sz;
+	long n;
+	prof *p = prof_new();
+	if (!p || sscanf(spec, "%4095[^:]:%llx:%llx:%ld", path, &va, &sz, &n) != 4 || n <= 0 || !sz) {
+		snprintf(err->msg, sizeof(err->msg), "%s: want MODULE:VADDR:SIZE:N", spec);
+		prof_free(p);
+		return NULL;
+	}
+	uint64_t base = 0x100000000000ULL;
+	prof_module_add(p, path, NULL, base, va + sz, 0);
+	for (long k = 0; k < n; k++)
+		prof_frame_intern(p, base + va + 1 + (uint64_t)((double)k * (double)(sz - 1) / (double)n));
+	return p;
+}
+
 int main(int argc, char **argv)
 {
 	const char *roots[16] = { 0 }, *search[16] = { 0 };
 	int nr = 0, ns = 0, i;
 	const char *lines = NULL;
+	int text = 0;
 	sym_opts o = { 0 };
 	for (i = 1; i < argc - 1; i++) {
 		if (!strcmp(argv[i], "--root") && nr < 15)
 			roots[nr++] = argv[++i];
 		else if (!strcmp(argv[i], "--search-path") && ns < 15)
 			search[ns++] = argv[++i];
+		else if (!strcmp(argv[i], "--text"))
+			text = 1;
 		else if (!strcmp(argv[i], "--lines"))
 			lines = argv[++i];
 		else if (!strcmp(argv[i], "--no-symbols"))
@@ -37,7 +60,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	prof_error err;
-	prof *p = prof_load(argv[i], &err);
+	prof *p = text ? text_prof(argv[i], &err) : prof_load(argv[i], &err);
 	if (!p) {
 		fprintf(stderr, "sym_dump: %s\n", err.msg);
 		return 2;
