@@ -692,15 +692,12 @@ static sym_info *resolve(sym *s, uint64_t addr, int is_return, uint32_t frame)
 	uint64_t pc = addr - (is_return && addr ? 1 : 0);
 	Dwfl_Module *dm = s->dwfl ? dwfl_addrmodule(s->dwfl, pc) : NULL;
 	if (dm) {
-		void **ud;
-		Dwarf_Addr start;
-		const char *mainfile = NULL;
-		const char *mname = dwfl_module_info(dm, &ud, &start, NULL, NULL, NULL, &mainfile, NULL);
-		si->module = mname;
-		si->local = mainfile;
 		GElf_Addr bias = 0;
-		if (dwfl_module_getelf(dm, &bias))
+		if (dwfl_module_getelf(dm, &bias)) /* also sets the main file name */
 			si->offset = pc - bias;
+		const char *mainfile = NULL;
+		si->module = dwfl_module_info(dm, NULL, NULL, NULL, NULL, NULL, &mainfile, NULL);
+		si->local = mainfile;
 		if (!resolve_dwarf(s, dm, pc, si) || !resolve_elf(s, dm, pc, si))
 			return si;
 	} else {
