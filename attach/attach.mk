@@ -1,7 +1,7 @@
 # attach/: the preload hook (producer) and the segment consumer.
 # The hook links core's writers (they never allocate) plus prof.c, which the
 # readers in the same files need; the hook itself never calls prof.c.
-HOOK_SRC += attach/hook.c attach/unwind.c attach/stacks.c attach/live.c attach/ring.c \
+HOOK_SRC += attach/hook.c attach/unwind.c attach/stackcache.c attach/stacks.c attach/live.c attach/ring.c \
 	attach/modules.c attach/elfsym.c attach/dump.c attach/mapmem.c attach/hook_core.c \
 	core/pro_native.c core/pro_v1.c core/wbuf.c core/prof.c
 HOOK_LIBS += -lunwind

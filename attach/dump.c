@@ -120,7 +120,9 @@ static int build(seg_header *h, prof *p, dump_mem *dm)
 	for (uint64_t s = 0; s < ns; s++) {
 		if (__atomic_load_n(&sts[s].state, __ATOMIC_ACQUIRE) != SEG_STACK_READY)
 			continue;
-		uint64_t ao = __atomic_load_n(&cnt[s].alloc_objs, __ATOMIC_RELAXED);
+		seg_counter c;
+		seg_counter_sum(h, cnt, s, &c);
+		uint64_t ao = c.alloc_objs;
 		if (!ao)
 			continue;
 		uint32_t depth = sts[s].depth;
@@ -144,9 +146,9 @@ static int build(seg_header *h, prof *p, dump_mem *dm)
 		p->samples.v[p->samples.len++] = (prof_sample){
 			.stack = (uint32_t)p->stacks.len++,
 			.alloc_objs = ao,
-			.alloc_bytes = __atomic_load_n(&cnt[s].alloc_bytes, __ATOMIC_RELAXED),
-			.free_objs = __atomic_load_n(&cnt[s].free_objs, __ATOMIC_RELAXED),
-			.free_bytes = __atomic_load_n(&cnt[s].free_bytes, __ATOMIC_RELAXED),
+			.alloc_bytes = c.alloc_bytes,
+			.free_objs = c.free_objs,
+			.free_bytes = c.free_bytes,
 		};
 	}
 	return 0;

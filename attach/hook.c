@@ -44,6 +44,15 @@ static char out_path[4096];
 static int out_v1, forked_child;
 static unsigned dump_seq;
 
+/* Counter lanes: lane 0 is shared (atomic adds); a thread claims one of
+ * lanes 1..lane_count-1 for itself (plain stores) and frees it at exit. */
+static seg_counter *lane0;
+static uint64_t lane_count, lane_cap;
+static uint64_t lanes_used;        /* bit l: lane l has an owner */
+static pthread_key_t thread_key;   /* its destructor runs at thread exit */
+static int thread_key_ok;
+static void thread_exit(void *arg);
+
 /* ---- bootstrap arena: allocations made while dlsym resolves us ---------- */
 
 static char arena[1 << 16] __attribute__((aligned(64)));
@@ -136,7 +145,8 @@ static void seg_path(char *buf, size_t cap, int pid)
 }
 
 /* Creates and maps /dev/shm/mprof-<pid> (0600) with the given capacities. */
-static seg_header *seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, uint64_t mods)
+static seg_header *seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, uint64_t mods,
+			      uint64_t lanes, uint64_t lcap)
 {
 	char path[64];
 	int pid = (int)getpid();
@@ -146,7 +156,7 @@ static seg_header *seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, u
 		hash *= 2;
 	uint64_t size[SEG_R_COUNT] = {
 		[SEG_R_STACKS] = stacks * sizeof(seg_stack),
-		[SEG_R_COUNTERS] = stacks * sizeof(seg_counter),
+		[SEG_R_COUNTERS] = (stacks + (lanes - 1) * lcap) * sizeof(seg_counter),
 		[SEG_R_FRAMES] = frames * sizeof(uint64_t),
 		[SEG_R_HASH] = hash * sizeof(uint32_t),
 		[SEG_R_RING] = ring * sizeof(seg_event),
@@ -198,6 +208,8 @@ static seg_header *seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, u
 	h->hash_cap = hash;
 	h->ring_cap = ring;
 	h->module_cap = mods;
+	h->counter_lanes = lanes;
+	h->lane_cap = lcap;
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(h->magic, SEG_MAGIC, 8);
 	return h;
@@ -251,7 +263,8 @@ static void on_usr2(int sig)
 {
 	(void)sig;
 	int e = errno;
-	th.busy++;
+	if (!th.busy++)   /* not interrupting the hook: its staged events are whole */
+		ring_flush(hook_seg, &th);
 	char path[4200];
 	dump_path(path, sizeof(path), __atomic_add_fetch(&dump_seq, 1, __ATOMIC_RELAXED));
 	modules_scan(hook_seg, 1);
@@ -282,13 +295,16 @@ static void fork_child(void)
 	uint64_t old_size = seg_size;
 	live_unlock_all();
 	th.tid = 0;
+	th.drops = 0;
+	ring_discard(&th);   /* staged events are the parent's, for its ring */
 	if (!old) {
 		th.busy--;
 		return;
 	}
 	forked_child = 1;
 	dump_seq = 0;
-	seg_header *h = seg_create(old->stack_cap, old->frame_cap, old->ring_cap, old->module_cap);
+	seg_header *h = seg_create(old->stack_cap, old->frame_cap, old->ring_cap, old->module_cap,
+				   old->counter_lanes, old->lane_cap);
 	if (!h) {
 		hook_seg = NULL;
 		__atomic_store_n(&hook_state, 3, __ATOMIC_RELEASE);
@@ -299,7 +315,10 @@ static void fork_child(void)
 	uint64_t ns = old->stack_count < old->stack_cap ? old->stack_count : old->stack_cap;
 	uint64_t nf = old->frame_used < old->frame_cap ? old->frame_used : old->frame_cap;
 	memcpy(seg_region(h, SEG_R_STACKS), seg_region(old, SEG_R_STACKS), ns * sizeof(seg_stack));
-	memcpy(seg_region(h, SEG_R_COUNTERS), seg_region(old, SEG_R_COUNTERS), ns * sizeof(seg_counter));
+	/* The parent's lanes fold into the child's shared lane. */
+	seg_counter *dst = seg_region(h, SEG_R_COUNTERS);
+	for (uint64_t s = 0; s < ns; s++)
+		seg_counter_sum(old, seg_region(old, SEG_R_COUNTERS), s, &dst[s]);
 	memcpy(seg_region(h, SEG_R_FRAMES), seg_region(old, SEG_R_FRAMES), nf * sizeof(uint64_t));
 	memcpy(seg_region(h, SEG_R_MODULES), seg_region(old, SEG_R_MODULES), old->module_count * sizeof(seg_module));
 	h->stack_count = ns;
@@ -312,9 +331,16 @@ static void fork_child(void)
 	h->unwind = old->unwind;
 	stacks_rehash(h);
 	h->state = SEG_STATE_RUNNING;
+	lane0 = dst;
+	lanes_used = 0;
+	th.lane = NULL;
+	th.lane_no = 0;
+	if (th.state == 1)
+		th.state = 0;   /* claims a lane of the new segment on its next call */
 	hook_seg = h;
 	munmap(old, old_size);
 	memset(th.cache_id, 0, sizeof(th.cache_id));
+	scache_clear(th.sc);
 	th.busy--;
 }
 
@@ -323,7 +349,8 @@ __attribute__((destructor)) static void hook_fini(void)
 	seg_header *h = hook_seg;
 	if (!h || h->state == SEG_STATE_EXITED)
 		return;
-	th.busy++;
+	if (!th.busy++)
+		ring_flush(h, &th);
 	if (out_path[0]) {
 		char path[4200];
 		dump_path(path, sizeof(path), 0);
@@ -408,7 +435,12 @@ static void hook_init(void)
 	if (follow && !strcmp(follow, "0"))
 		strip_preload();
 
-	seg_header *h = seg_create(stacks, stacks * 16, ring, 1024);
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t lanes = 1 + (uint64_t)(cpus > 1 ? 2 * cpus : 2);
+	if (lanes > SEG_MAX_LANES)
+		lanes = SEG_MAX_LANES;
+	uint64_t lcap = stacks < 65536 ? stacks : 65536;
+	seg_header *h = seg_create(stacks, stacks * 16, ring, 1024, lanes, lcap);
 	if (!h || live_init()) {
 		__atomic_store_n(&hook_state, 3, __ATOMIC_RELEASE);
 		th.busy--;
@@ -419,6 +451,11 @@ static void hook_init(void)
 	if (!modules_self_range((void *)hook_init, &lo, &hi))
 		unwind_set_self(lo, hi);
 	unwind_init(fp);
+	scache_init(max_depth);
+	lane0 = seg_region(h, SEG_R_COUNTERS);
+	lane_count = lanes;
+	lane_cap = lcap;
+	thread_key_ok = !pthread_key_create(&thread_key, thread_exit);
 	modules_scan(h, 0);
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	if (out_path[0]) {
@@ -442,28 +479,108 @@ __attribute__((constructor)) static void hook_ctor(void)
 
 /* ---- recording ------------------------------------------------------------ */
 
-static void record_alloc(void *p, size_t n)
+/* Thread exit (pthread key destructor): publishes staged events, gives the
+ * lane back, unmaps the stack cache and the stage; later calls on this
+ * thread use the shared lane and write events straight to the ring. */
+static void thread_exit(void *arg)
+{
+	(void)arg;
+	th.busy++;
+	ring_flush(hook_seg, &th);
+	struct ring_stage *st = th.stage;
+	th.stage = NULL;
+	ring_stage_free(st);
+	uint64_t l = th.lane_no;
+	th.state = 2;
+	th.lane = NULL;
+	th.lane_no = 0;
+	struct scache *c = th.sc;
+	th.sc = NULL;
+	scache_free(c);
+	if (l)
+		__atomic_fetch_and(&lanes_used, ~(1ull << l), __ATOMIC_RELEASE);
+	th.busy--;
+}
+
+/* First recorded call of a thread: its id, a lane if one is free, and the
+ * destructor that returns them. */
+static void thread_setup(void)
+{
+	th.state = 1;
+	if (!th.tid)
+		th.tid = (uint32_t)syscall(SYS_gettid);
+	if (!thread_key_ok || pthread_setspecific(thread_key, (void *)1))
+		return;
+	if (!th.stage)
+		th.stage = ring_stage_new();
+	uint64_t used = __atomic_load_n(&lanes_used, __ATOMIC_RELAXED);
+	for (uint64_t l = 1; l < lane_count; l++) {
+		if (used & (1ull << l))
+			continue;
+		if (__atomic_compare_exchange_n(&lanes_used, &used, used | (1ull << l), 0,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			th.lane = lane0 + hook_seg->stack_cap + (l - 1) * lane_cap;
+			th.lane_no = l;
+			return;
+		}
+		l = 0;   /* the mask changed: look again from the start */
+	}
+}
+
+/* Adds one object of n bytes to stack id's alloc (free = 0) or free counters. */
+static inline void count(uint32_t id, int freed, uint64_t n)
+{
+	if (th.lane && id < lane_cap) {
+		uint64_t *c = freed ? &th.lane[id].free_objs : &th.lane[id].alloc_objs;
+		__atomic_store_n(&c[0], __atomic_load_n(&c[0], __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&c[1], __atomic_load_n(&c[1], __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+	} else {
+		uint64_t *c = freed ? &lane0[id].free_objs : &lane0[id].alloc_objs;
+		__atomic_fetch_add(&c[0], 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&c[1], n, __ATOMIC_RELAXED);
+	}
+}
+
+/* Calls recorded on a thread before it builds its stack cache: threads
+ * that allocate a few times and leave never pay for one. */
+#define SC_WARMUP 64
+
+/* fa: the frame of the interposed function the program called. */
+static void record_alloc(void *p, size_t n, uint64_t fa)
 {
 	seg_header *h = hook_seg;
-	uint64_t pcs[HOOK_MAX_DEPTH];
-	int d = unwind_capture(pcs, max_depth);
-	if (d >= max_depth)
+	if (unlikely(th.state != 1)) {
+		if (!th.state)
+			thread_setup();
+	}
+	int trunc = 0;
+	uint32_t id = UINT32_MAX;
+	if (th.sc) {
+		id = scache_lookup(th.sc, fa, &trunc);
+	} else if (th.state == 1 && ++th.calls == SC_WARMUP) {
+		th.sc = scache_new(th.tid);
+	}
+	if (id == UINT32_MAX) {
+		uint64_t pcs[HOOK_MAX_DEPTH], slots[HOOK_MAX_DEPTH];
+		int exact;
+		int d = unwind_capture(pcs, slots, &exact, max_depth, fa);
+		trunc = d >= max_depth;
+		int fresh;
+		id = stacks_intern(h, &th, pcs, (uint32_t)d, &fresh);
+		if (fresh)
+			modules_check(h);
+		if (id != UINT32_MAX && th.sc)
+			scache_fill(th.sc, fa, pcs, exact ? slots : NULL, d, id, trunc);
+	}
+	if (trunc)
 		__atomic_fetch_add(&h->truncated_stacks, 1, __ATOMIC_RELAXED);
-	int fresh;
-	uint32_t id = stacks_intern(h, &th, pcs, (uint32_t)d, &fresh);
-	if (fresh)
-		modules_check(h);
 	if (id == UINT32_MAX)
 		return;
 	if (live_put((uint64_t)(uintptr_t)p, id, n)) {
 		__atomic_fetch_add(&h->dropped_live, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	seg_counter *c = (seg_counter *)seg_region(h, SEG_R_COUNTERS) + id;
-	__atomic_fetch_add(&c->alloc_objs, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&c->alloc_bytes, n, __ATOMIC_RELAXED);
-	if (!th.tid)
-		th.tid = (uint32_t)syscall(SYS_gettid);
+	count(id, 0, n);
 	ring_push(h, &th, SEG_EV_ALLOC, id, n);
 }
 
@@ -476,11 +593,9 @@ static void record_free(void *p)
 		__atomic_fetch_add(&h->unknown_frees, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	seg_counter *c = (seg_counter *)seg_region(h, SEG_R_COUNTERS) + id;
-	__atomic_fetch_add(&c->free_objs, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&c->free_bytes, n, __ATOMIC_RELAXED);
-	if (!th.tid)
-		th.tid = (uint32_t)syscall(SYS_gettid);
+	if (unlikely(!th.state))
+		thread_setup();
+	count(id, 1, n);
 	ring_push(h, &th, SEG_EV_FREE, id, n);
 }
 
@@ -504,6 +619,11 @@ static inline void hook_leave(void)
 	th.busy = 0;
 }
 
+/* The interposed function's own frame (attach/ is built with frame
+ * pointers): its return address is at FRAME + 8, the caller's stack
+ * pointer at the call is FRAME + 16. */
+#define FRAME ((uint64_t)(uintptr_t)__builtin_frame_address(0))
+
 /* Before the next allocator is known, every allocation is from the arena. */
 #define NEED_REAL(fn) (unlikely(!__atomic_load_n(&(fn), __ATOMIC_ACQUIRE)))
 
@@ -518,7 +638,7 @@ EXPORT void *malloc(size_t n)
 		return real_malloc(n);
 	void *p = real_malloc(n);
 	if (p)
-		record_alloc(p, n);
+		record_alloc(p, n, FRAME);
 	hook_leave();
 	return p;
 }
@@ -551,12 +671,12 @@ EXPORT void *calloc(size_t n, size_t m)
 		return real_calloc(n, m);
 	void *p = real_calloc(n, m);
 	if (p)
-		record_alloc(p, n * m);
+		record_alloc(p, n * m, FRAME);
 	hook_leave();
 	return p;
 }
 
-static void *realloc_impl(void *p, size_t n)
+static inline __attribute__((always_inline)) void *realloc_impl(void *p, size_t n, uint64_t fa)
 {
 	if (NEED_REAL(real_realloc)) {
 		hook_init();
@@ -587,17 +707,15 @@ static void *realloc_impl(void *p, size_t n)
 			live_put((uint64_t)(uintptr_t)p, id, old);
 	} else {
 		if (p && known) {
-			seg_counter *c = (seg_counter *)seg_region(h, SEG_R_COUNTERS) + id;
-			__atomic_fetch_add(&c->free_objs, 1, __ATOMIC_RELAXED);
-			__atomic_fetch_add(&c->free_bytes, old, __ATOMIC_RELAXED);
-			if (!th.tid)
-				th.tid = (uint32_t)syscall(SYS_gettid);
+			if (unlikely(!th.state))
+				thread_setup();
+			count(id, 1, old);
 			ring_push(h, &th, SEG_EV_FREE, id, old);
 		} else if (p) {
 			__atomic_fetch_add(&h->unknown_frees, 1, __ATOMIC_RELAXED);
 		}
 		if (q)
-			record_alloc(q, n);
+			record_alloc(q, n, fa);
 	}
 	hook_leave();
 	return q;
@@ -605,7 +723,7 @@ static void *realloc_impl(void *p, size_t n)
 
 EXPORT void *realloc(void *p, size_t n)
 {
-	return realloc_impl(p, n);
+	return realloc_impl(p, n, FRAME);
 }
 
 EXPORT void *reallocarray(void *p, size_t n, size_t m)
@@ -615,10 +733,11 @@ EXPORT void *reallocarray(void *p, size_t n, size_t m)
 		errno = ENOMEM;
 		return NULL;
 	}
-	return realloc_impl(p, t);
+	return realloc_impl(p, t, FRAME);
 }
 
-static int memalign_impl(void **out, size_t al, size_t n, int posix)
+static inline __attribute__((always_inline)) int memalign_impl(void **out, size_t al, size_t n,
+								 int posix, uint64_t fa)
 {
 	if (NEED_REAL(real_posix_memalign)) {
 		hook_init();
@@ -637,7 +756,7 @@ static int memalign_impl(void **out, size_t al, size_t n, int posix)
 	}
 	if (rec) {
 		if (!rc && *out)
-			record_alloc(*out, n);
+			record_alloc(*out, n, fa);
 		hook_leave();
 	}
 	return rc;
@@ -646,7 +765,7 @@ static int memalign_impl(void **out, size_t al, size_t n, int posix)
 EXPORT int posix_memalign(void **out, size_t al, size_t n)
 {
 	void *p = NULL;
-	int rc = memalign_impl(&p, al, n, 1);
+	int rc = memalign_impl(&p, al, n, 1, FRAME);
 	if (!rc)
 		*out = p;
 	return rc;
@@ -659,13 +778,13 @@ EXPORT void *aligned_alloc(size_t al, size_t n)
 		void *p = real_aligned_alloc(al, n);
 		if (rec) {
 			if (p)
-				record_alloc(p, n);
+				record_alloc(p, n, FRAME);
 			hook_leave();
 		}
 		return p;
 	}
 	void *p = NULL;
-	int rc = memalign_impl(&p, al < sizeof(void *) ? sizeof(void *) : al, n, 1);
+	int rc = memalign_impl(&p, al < sizeof(void *) ? sizeof(void *) : al, n, 1, FRAME);
 	if (rc)
 		errno = rc;
 	return rc ? NULL : p;
@@ -681,7 +800,7 @@ EXPORT void *memalign(size_t al, size_t n)
 			a *= 2;
 		al = a;
 	}
-	int rc = memalign_impl(&p, al, n, 0);
+	int rc = memalign_impl(&p, al, n, 0, FRAME);
 	if (rc)
 		errno = rc;
 	return rc ? NULL : p;
@@ -690,7 +809,7 @@ EXPORT void *memalign(size_t al, size_t n)
 EXPORT void *valloc(size_t n)
 {
 	void *p = NULL;
-	int rc = memalign_impl(&p, page_size, n, 1);
+	int rc = memalign_impl(&p, page_size, n, 1, FRAME);
 	if (rc)
 		errno = rc;
 	return rc ? NULL : p;
@@ -704,7 +823,7 @@ EXPORT void *pvalloc(size_t n)
 		return NULL;
 	}
 	void *p = NULL;
-	int rc = memalign_impl(&p, page_size, r ? r : page_size, 1);
+	int rc = memalign_impl(&p, page_size, r ? r : page_size, 1, FRAME);
 	if (rc)
 		errno = rc;
 	return rc ? NULL : p;

@@ -20,19 +20,45 @@ static inline void *seg_region(seg_header *h, int r)
 	return (char *)h + h->off[r];
 }
 
+struct scache;
+struct ring_stage;
+
 /* Per-thread state; zero-initialised TLS. */
 typedef struct hook_thread {
 	int busy;          /* inside the hook: nested calls pass straight through */
 	uint32_t tid;
+	uint32_t calls;    /* recorded calls, saturating (stack cache warm-up) */
+	int state;         /* 0 new, 1 set up, 2 exited (shared lane, no cache) */
+	seg_counter *lane; /* this thread's own counter lane, or NULL: lane 0 */
+	uint64_t lane_no;  /* its index (1..), 0 for none */
+	struct scache *sc; /* stack cache, or NULL; owned, unmapped at thread exit */
+	uint32_t drops;    /* ring events overwritten unread, not yet in the header */
+	struct ring_stage *stage; /* events not yet in the ring, or NULL; owned */
 	uint32_t cache_hash[64]; /* hash -> stack id cache (low bits index) */
 	uint32_t cache_id[64];
 } hook_thread;
 
 /* unwind.c: fills pcs (leaf first) with return addresses of the caller of
  * the hooked function and beyond; the hook's own frames are left out.
- * Returns the depth, at most max. */
+ * fa is the hooked function's frame address.  Returns the depth, at most
+ * max; *exact is set when slots[i] holds the address pcs[i] was read from
+ * (frame-pointer walk). */
 void unwind_init(int fp);
-int unwind_capture(uint64_t *pcs, int max);
+int unwind_capture(uint64_t *pcs, uint64_t *slots, int *exact, int max, uint64_t fa);
+
+/* stackcache.c: per-thread cache (caller's return address, stack pointer)
+ * -> stack id, checked against the return addresses still on the stack. */
+void scache_init(int max_depth);
+/* A cache for the calling thread (mmap'd; scache_free unmaps it), or NULL. */
+struct scache *scache_new(uint32_t tid);
+void scache_free(struct scache *c);
+void scache_clear(struct scache *c);
+/* The cached stack id for a call whose hooked function's frame is fa, or
+ * UINT32_MAX; *truncated as when it was unwound. */
+uint32_t scache_lookup(struct scache *c, uint64_t fa, int *truncated);
+/* Remembers an unwound stack; slots NULL: found by scanning the stack. */
+void scache_fill(struct scache *c, uint64_t fa, const uint64_t *pcs, const uint64_t *slots,
+		 int depth, uint32_t id, int truncated);
 /* The hook's own text, so its frames can be skipped. */
 void unwind_set_self(uint64_t lo, uint64_t hi);
 
@@ -54,6 +80,17 @@ uint64_t live_count(void);
 
 /* ring.c: appends an event. */
 void ring_push(seg_header *h, hook_thread *t, uint32_t kind, uint32_t stack, uint64_t size);
+/* Publishes the thread's staged events and adds its pending count of
+ * overwritten events to the header.  Never from a signal handler that
+ * interrupted the hook (busy). */
+#define RING_DROP_BATCH 256
+#define RING_STAGE 32
+void ring_flush(seg_header *h, hook_thread *t);
+/* Forgets the thread's staged events and pending count (fork child). */
+void ring_discard(hook_thread *t);
+/* A thread's staging buffer (mmap'd), and its release. */
+struct ring_stage *ring_stage_new(void);
+void ring_stage_free(struct ring_stage *s);
 
 /* modules.c: appends modules not yet in the table (dl_iterate_phdr);
  * marks modules gone from the process as unloaded.  Takes the module

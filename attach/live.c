@@ -1,8 +1,14 @@
 /* live.c - the live-pointer table: ptr -> (stack, size) for every block the
  * hook saw allocated, so each free is charged to its allocating stack.
- * 256 shards by pointer hash, each an open-addressing table with backward-
+ * 256 shards, each an open-addressing table with backward-
  * shift deletion under its own spinlock (held for a few loads and stores,
- * never while unwinding).  Memory is mmap'd; a full shard doubles. */
+ * never while unwinding).  Memory is mmap'd; a full shard doubles.
+ * A shard is picked by 64 MiB region (16 groups) and by pointer hash (16
+ * in a group): blocks of one glibc arena, or one allocator arena, mostly
+ * stay in a group, so threads with arenas of their own seldom share a
+ * shard's cache lines.
+ * Entries are 16 bytes, four to a cache line: sizes of 4 GiB - 1 and more
+ * are kept apart, in one more table of the same kind keyed by pointer. */
 #include "attach/hook.h"
 
 #include <sched.h>
@@ -10,12 +16,11 @@
 
 #define SHARDS 256
 #define SHARD_INIT 64
+#define BIG_SIZE UINT32_MAX   /* in live_ent.size: look in the big table */
 
 typedef struct live_ent {
 	uint64_t ptr;      /* 0: empty */
-	uint64_t size;
-	uint32_t stack;
-	uint32_t pad;
+	uint32_t a, b;     /* stack and size; in the big table, the size's halves */
 } live_ent;
 
 typedef struct shard {
@@ -27,6 +32,7 @@ typedef struct shard {
 } shard;
 
 static shard shards[SHARDS] __attribute__((aligned(64)));
+static shard big __attribute__((aligned(64)));
 
 static inline uint64_t ptr_hash(uint64_t p)
 {
@@ -34,6 +40,12 @@ static inline uint64_t ptr_hash(uint64_t p)
 	p *= 0xbf58476d1ce4e5b9ULL;
 	p ^= p >> 32;
 	return p;
+}
+
+static inline shard *shard_of(uint64_t ptr, uint64_t h)
+{
+	uint64_t r = ptr_hash(ptr >> 26);
+	return &shards[((r >> 20) & 15) << 4 | (h & 15)];
 }
 
 static inline void shard_lock(shard *s)
@@ -53,15 +65,19 @@ static inline void shard_unlock(shard *s)
 	__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
 }
 
+static int shard_init(shard *s)
+{
+	s->tab = hook_map(SHARD_INIT * sizeof(live_ent));
+	s->mask = SHARD_INIT - 1;
+	return s->tab ? 0 : -1;
+}
+
 int live_init(void)
 {
-	for (int i = 0; i < SHARDS; i++) {
-		shards[i].tab = hook_map(SHARD_INIT * sizeof(live_ent));
-		if (!shards[i].tab)
+	for (int i = 0; i < SHARDS; i++)
+		if (shard_init(&shards[i]))
 			return -1;
-		shards[i].mask = SHARD_INIT - 1;
-	}
-	return 0;
+	return shard_init(&big);
 }
 
 static void slot_insert(live_ent *tab, uint64_t mask, const live_ent *e)
@@ -87,31 +103,28 @@ static int shard_grow(shard *s)
 	return 0;
 }
 
-int live_put(uint64_t ptr, uint32_t stack, uint64_t size)
+/* Puts e into s (whose hash of e->ptr is h), replacing an entry with the
+ * same pointer (its free went unseen).  Takes the shard's lock. */
+static int shard_put(shard *s, uint64_t h, const live_ent *e)
 {
-	uint64_t h = ptr_hash(ptr);
-	shard *s = &shards[h & (SHARDS - 1)];
-	live_ent e = { .ptr = ptr, .size = size, .stack = stack };
 	shard_lock(s);
 	if ((s->used + 1) * 4 > (s->mask + 1) * 3 && shard_grow(s)) {
 		shard_unlock(s);
 		return -1;
 	}
-	/* A pointer already present means its free went unseen: replace it. */
 	uint64_t i = (h >> 8) & s->mask;
-	while (s->tab[i].ptr && s->tab[i].ptr != ptr)
+	while (s->tab[i].ptr && s->tab[i].ptr != e->ptr)
 		i = (i + 1) & s->mask;
 	if (!s->tab[i].ptr)
 		s->used++;
-	s->tab[i] = e;
+	s->tab[i] = *e;
 	shard_unlock(s);
 	return 0;
 }
 
-int live_take(uint64_t ptr, uint32_t *stack, uint64_t *size)
+/* Removes ptr from s into *out; 1 if it was there. */
+static int shard_take(shard *s, uint64_t h, uint64_t ptr, live_ent *out)
 {
-	uint64_t h = ptr_hash(ptr);
-	shard *s = &shards[h & (SHARDS - 1)];
 	shard_lock(s);
 	uint64_t mask = s->mask, i = (h >> 8) & mask;
 	live_ent *tab = s->tab;
@@ -121,8 +134,7 @@ int live_take(uint64_t ptr, uint32_t *stack, uint64_t *size)
 		shard_unlock(s);
 		return 0;
 	}
-	*stack = tab[i].stack;
-	*size = tab[i].size;
+	*out = tab[i];
 	/* Backward-shift deletion keeps probe chains intact without tombstones. */
 	uint64_t j = i;
 	for (;;) {
@@ -145,14 +157,44 @@ done:
 	return 1;
 }
 
+int live_put(uint64_t ptr, uint32_t stack, uint64_t size)
+{
+	uint64_t h = ptr_hash(ptr);
+	live_ent e = { .ptr = ptr, .a = stack, .b = size < BIG_SIZE ? (uint32_t)size : BIG_SIZE };
+	if (size >= BIG_SIZE) {
+		live_ent be = { .ptr = ptr, .a = (uint32_t)size, .b = (uint32_t)(size >> 32) };
+		if (shard_put(&big, h, &be))
+			return -1;
+	}
+	return shard_put(shard_of(ptr, h), h, &e);
+}
+
+int live_take(uint64_t ptr, uint32_t *stack, uint64_t *size)
+{
+	uint64_t h = ptr_hash(ptr);
+	live_ent e;
+	if (!shard_take(shard_of(ptr, h), h, ptr, &e))
+		return 0;
+	*stack = e.a;
+	*size = e.b;
+	if (e.b == BIG_SIZE) {
+		live_ent be;
+		if (shard_take(&big, h, ptr, &be))
+			*size = (uint64_t)be.b << 32 | be.a;
+	}
+	return 1;
+}
+
 void live_lock_all(void)
 {
 	for (int i = 0; i < SHARDS; i++)
 		shard_lock(&shards[i]);
+	shard_lock(&big);
 }
 
 void live_unlock_all(void)
 {
+	shard_unlock(&big);
 	for (int i = 0; i < SHARDS; i++)
 		shard_unlock(&shards[i]);
 }

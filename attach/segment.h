@@ -11,15 +11,19 @@
  * Concurrency: the producer appends; it never moves or rewrites published
  * data except counters.  A stack entry is written, then its state is set to
  * SEG_STACK_READY with a release store; readers load state with acquire and
- * skip entries that are not ready.  Counters are 64-bit atomics, updated
- * with relaxed adds: a reader sees each one exactly or slightly stale. */
+ * skip entries that are not ready.  Counters are 64-bit, in lanes: lane 0
+ * (stack_cap entries) is shared and updated with atomic adds; lanes 1..
+ * counter_lanes-1 (lane_cap entries each, for stack ids below lane_cap)
+ * each belong to one thread at a time, which updates them with plain
+ * 64-bit stores.  A stack's counters are the sum over the lanes
+ * (seg_counter_sum); a reader sees each one exactly or slightly stale. */
 #ifndef MPROF_SEGMENT_H
 #define MPROF_SEGMENT_H
 
 #include <stdint.h>
 
 #define SEG_MAGIC "MPROFSEG"
-#define SEG_VERSION 1
+#define SEG_VERSION 2
 #define SEG_PATH_FMT "/dev/shm/mprof-%d"
 
 /* Producer state (header.state). */
@@ -38,7 +42,7 @@ enum seg_unwind {
 /* Regions, in file order. */
 enum seg_region {
 	SEG_R_STACKS = 0,   /* seg_stack[stack_cap] */
-	SEG_R_COUNTERS,     /* seg_counter[stack_cap], same index as stacks */
+	SEG_R_COUNTERS,     /* seg_counter[stack_cap + (counter_lanes - 1) * lane_cap] */
 	SEG_R_FRAMES,       /* uint64_t pcs[frame_cap], the stacks' frames */
 	SEG_R_HASH,         /* uint32_t slots[hash_cap]: stack id + 1, 0 empty */
 	SEG_R_RING,         /* seg_event[ring_cap] */
@@ -55,7 +59,7 @@ typedef struct seg_header {
 	uint64_t file_size;        /* bytes in the file */
 	int64_t pid;
 	int64_t start_time_ns;     /* CLOCK_REALTIME at segment creation */
-	int64_t start_mono_ns;     /* CLOCK_MONOTONIC at creation: event times use it */
+	int64_t start_mono_ns;     /* CLOCK_MONOTONIC_COARSE at creation: event times use it */
 	uint32_t state;            /* enum seg_state */
 	uint32_t unwind;           /* enum seg_unwind */
 	uint32_t max_depth;        /* MPROF_DEPTH */
@@ -86,8 +90,12 @@ typedef struct seg_header {
 	uint64_t dropped_events;   /* ring events overwritten before being read */
 	uint64_t truncated_stacks; /* stacks cut at max_depth */
 	uint64_t dumps;            /* dumps written so far */
-	uint64_t reserved[8];
+	uint64_t counter_lanes;    /* lanes of counters, 1 to SEG_MAX_LANES */
+	uint64_t lane_cap;         /* entries in each lane after the first, <= stack_cap */
+	uint64_t reserved[6];
 } seg_header;
+
+#define SEG_MAX_LANES 64
 
 enum seg_stack_state {
 	SEG_STACK_EMPTY = 0,       /* id handed out, not written yet */
@@ -107,6 +115,28 @@ typedef struct seg_counter {
 	uint64_t alloc_objs, alloc_bytes, free_objs, free_bytes;
 } seg_counter;
 
+/* Adds stack s's counters over every lane into *out (which it zeroes
+ * first).  The caller has checked s < stack_cap and the region's size. */
+static inline void seg_counter_sum(const seg_header *h, const seg_counter *region, uint64_t s,
+				   seg_counter *out)
+{
+	out->alloc_objs = out->alloc_bytes = out->free_objs = out->free_bytes = 0;
+	uint64_t lanes = h->counter_lanes, cap = h->lane_cap;
+	for (uint64_t l = 0; l < lanes; l++) {
+		const seg_counter *c;
+		if (!l)
+			c = region + s;
+		else if (s < cap)
+			c = region + h->stack_cap + (l - 1) * cap + s;
+		else
+			break;
+		out->alloc_objs += __atomic_load_n(&c->alloc_objs, __ATOMIC_RELAXED);
+		out->alloc_bytes += __atomic_load_n(&c->alloc_bytes, __ATOMIC_RELAXED);
+		out->free_objs += __atomic_load_n(&c->free_objs, __ATOMIC_RELAXED);
+		out->free_bytes += __atomic_load_n(&c->free_bytes, __ATOMIC_RELAXED);
+	}
+}
+
 enum seg_event_kind { SEG_EV_ALLOC = 1, SEG_EV_FREE = 2 };
 
 /* seq is written last (release) as index + 1: a reader that loads seq
@@ -114,7 +144,7 @@ enum seg_event_kind { SEG_EV_ALLOC = 1, SEG_EV_FREE = 2 };
  * both equal the index it wanted + 1. */
 typedef struct seg_event {
 	uint64_t seq;
-	uint64_t time_ns;          /* CLOCK_MONOTONIC - header.start_mono_ns */
+	uint64_t time_ns;          /* CLOCK_MONOTONIC_COARSE - header.start_mono_ns (tick resolution) */
 	uint64_t size;             /* requested bytes */
 	uint32_t stack;            /* stack id; UINT32_MAX when unknown */
 	uint32_t kind;             /* enum seg_event_kind */

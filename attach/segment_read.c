@@ -26,10 +26,11 @@ static int mul_ok(uint64_t n, uint64_t elem, uint64_t *out)
 	return !__builtin_mul_overflow(n, elem, out);
 }
 
-int seg_validate(const void *data, size_t len, const char *name, prof_error *err)
+/* Checks a copy of the header (the producer, or anyone with write access,
+ * may change the mapping while we read: only the copy is trusted). */
+static int header_check(const seg_header *h, size_t len, const char *name, prof_error *err)
 {
-	const seg_header *h = data;
-	if (len < sizeof(seg_header) || memcmp(h->magic, SEG_MAGIC, 8)) {
+	if (memcmp(h->magic, SEG_MAGIC, 8)) {
 		prof_errorf(err, "%s: offset 0: not an mprof segment", name);
 		return -1;
 	}
@@ -43,9 +44,16 @@ int seg_validate(const void *data, size_t len, const char *name, prof_error *err
 			    (unsigned long long)h->file_size, len);
 		return -1;
 	}
+	uint64_t ncnt;
+	if (!h->counter_lanes || h->counter_lanes > SEG_MAX_LANES || h->lane_cap > h->stack_cap ||
+	    __builtin_mul_overflow(h->counter_lanes - 1, h->lane_cap, &ncnt) ||
+	    __builtin_add_overflow(ncnt, h->stack_cap, &ncnt)) {
+		prof_errorf(err, "%s: offset %zu: bad counter lanes", name, offsetof(seg_header, counter_lanes));
+		return -1;
+	}
 	struct { int r; uint64_t cap, elem; const char *what; } need[] = {
 		{ SEG_R_STACKS, h->stack_cap, sizeof(seg_stack), "stacks" },
-		{ SEG_R_COUNTERS, h->stack_cap, sizeof(seg_counter), "counters" },
+		{ SEG_R_COUNTERS, ncnt, sizeof(seg_counter), "counters" },
 		{ SEG_R_FRAMES, h->frame_cap, sizeof(uint64_t), "frames" },
 		{ SEG_R_HASH, h->hash_cap, sizeof(uint32_t), "hash" },
 		{ SEG_R_RING, h->ring_cap, sizeof(seg_event), "ring" },
@@ -65,6 +73,24 @@ int seg_validate(const void *data, size_t len, const char *name, prof_error *err
 		return -1;
 	}
 	return 0;
+}
+
+/* Copies the header out of data (len bytes) and checks the copy. */
+static int header_copy(seg_header *hc, const void *data, size_t len, const char *name, prof_error *err)
+{
+	if (len < sizeof(seg_header)) {
+		prof_errorf(err, "%s: offset 0: not an mprof segment", name);
+		return -1;
+	}
+	memcpy(hc, data, sizeof(*hc));
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return header_check(hc, len, name, err);
+}
+
+int seg_validate(const void *data, size_t len, const char *name, prof_error *err)
+{
+	seg_header hc;
+	return header_copy(&hc, data, len, name, err);
 }
 
 int seg_open_path(seg_map *m, const char *path, prof_error *err)
@@ -116,15 +142,18 @@ static uint64_t clamp(uint64_t v, uint64_t cap)
 	return v < cap ? v : cap;
 }
 
-static int add_modules(prof *p, const seg_header *h, const char *base)
+/* h is the checked copy; live the mapped header, for the growing counts. */
+static int add_modules(prof *p, const seg_header *h, const seg_header *live, const char *base)
 {
 	const seg_module *mods = (const seg_module *)(base + h->off[SEG_R_MODULES]);
-	uint64_t n = clamp(__atomic_load_n(&h->module_count, __ATOMIC_ACQUIRE), h->module_cap);
+	uint64_t n = clamp(__atomic_load_n(&live->module_count, __ATOMIC_ACQUIRE), h->module_cap);
 	for (uint64_t i = 0; i < n; i++) {
+		seg_module m;   /* a copy: the mapping may change under us */
+		memcpy(&m, &mods[i], sizeof(m));
 		char path[SEG_MOD_PATH], bid[SEG_MOD_BUILD_ID];
-		snprintf(path, sizeof(path), "%.*s", (int)strnlen(mods[i].path, SEG_MOD_PATH - 1), mods[i].path);
-		snprintf(bid, sizeof(bid), "%.*s", (int)strnlen(mods[i].build_id, SEG_MOD_BUILD_ID - 1), mods[i].build_id);
-		if (prof_module_add(p, path, bid, mods[i].base, mods[i].size, mods[i].offset) == PROF_NONE)
+		snprintf(path, sizeof(path), "%.*s", (int)strnlen(m.path, SEG_MOD_PATH - 1), m.path);
+		snprintf(bid, sizeof(bid), "%.*s", (int)strnlen(m.build_id, SEG_MOD_BUILD_ID - 1), m.build_id);
+		if (prof_module_add(p, path, bid, m.base, m.size, m.offset) == PROF_NONE)
 			return -1;
 	}
 	return 0;
@@ -157,8 +186,9 @@ static int name_frames(prof *p, const seg_header *h, const char *base)
 				opened = 1;
 			}
 			const prof_module *pm = &p->modules.v[m];
+			uint64_t bias = __atomic_load_n(&mods[m].bias, __ATOMIC_RELAXED);
 			int n = elfsym_name(es, buf, sizeof(buf), prof_strat(p, pm->path), p->frames.v[i].addr,
-					    mods[m].bias, pm->base, pm->offset);
+					    bias, pm->base, pm->offset);
 			uint32_t s = prof_str(p, buf, (size_t)n);
 			if (s == PROF_NONE) {
 				elfsym_close(es);
@@ -173,9 +203,10 @@ static int name_frames(prof *p, const seg_header *h, const char *base)
 
 prof *seg_to_prof(const void *data, size_t len, const char *name, prof_error *err)
 {
-	if (seg_validate(data, len, name, err))
+	seg_header hc;
+	if (header_copy(&hc, data, len, name, err))
 		return NULL;
-	const seg_header *h = data;
+	const seg_header *h = &hc, *live = data;
 	const char *base = data;
 	prof *p = prof_new();
 	if (!p)
@@ -183,28 +214,32 @@ prof *seg_to_prof(const void *data, size_t len, const char *name, prof_error *er
 	p->meta.format = PROF_FMT_NATIVE;
 	p->meta.pid = h->pid;
 	p->meta.time = (int64_t)time(NULL);
-	p->meta.unknown_frees = h->unknown_frees;
+	p->meta.unknown_frees = __atomic_load_n(&live->unknown_frees, __ATOMIC_RELAXED);
 	p->meta.unknown_free_bytes = h->unknown_free_bytes;
-	p->meta.dropped = h->dropped_stacks + h->dropped_live;
+	p->meta.dropped = __atomic_load_n(&live->dropped_stacks, __ATOMIC_RELAXED) +
+			  __atomic_load_n(&live->dropped_live, __ATOMIC_RELAXED);
 	size_t cl = strnlen(h->cmdline, sizeof(h->cmdline) - 1);
 	if (cl && (p->meta.cmdline = prof_str(p, h->cmdline, cl)) == PROF_NONE)
 		goto nomem;
-	if (add_modules(p, h, base))
+	if (add_modules(p, h, live, base))
 		goto nomem;
 
 	const seg_stack *sts = (const seg_stack *)(base + h->off[SEG_R_STACKS]);
 	const seg_counter *cnt = (const seg_counter *)(base + h->off[SEG_R_COUNTERS]);
 	const uint64_t *pcs = (const uint64_t *)(base + h->off[SEG_R_FRAMES]);
-	uint64_t ns = clamp(__atomic_load_n(&h->stack_count, __ATOMIC_ACQUIRE), h->stack_cap);
-	uint64_t nf = clamp(__atomic_load_n(&h->frame_used, __ATOMIC_ACQUIRE), h->frame_cap);
+	uint64_t ns = clamp(__atomic_load_n(&live->stack_count, __ATOMIC_ACQUIRE), h->stack_cap);
+	uint64_t nf = clamp(__atomic_load_n(&live->frame_used, __ATOMIC_ACQUIRE), h->frame_cap);
 	for (uint64_t s = 0; s < ns; s++) {
 		if (__atomic_load_n(&sts[s].state, __ATOMIC_ACQUIRE) != SEG_STACK_READY)
 			continue;
-		uint64_t ao = __atomic_load_n(&cnt[s].alloc_objs, __ATOMIC_RELAXED);
+		seg_counter c;
+		seg_counter_sum(h, cnt, s, &c);
+		uint64_t ao = c.alloc_objs;
 		if (!ao)
 			continue;
-		uint32_t depth = sts[s].depth;
-		uint64_t fo = sts[s].frame_off;
+		/* Read once: a changing entry must not pass the check and then move. */
+		uint32_t depth = __atomic_load_n(&sts[s].depth, __ATOMIC_RELAXED);
+		uint64_t fo = __atomic_load_n(&sts[s].frame_off, __ATOMIC_RELAXED);
 		if (depth > SEG_READ_MAX_DEPTH || fo > nf || depth > nf - fo) {
 			p->meta.dropped += ao;
 			continue;
@@ -213,16 +248,14 @@ prof *seg_to_prof(const void *data, size_t len, const char *name, prof_error *er
 		if (!dst)
 			goto nomem;
 		for (uint32_t k = 0; k < depth; k++) {
-			uint32_t f = prof_frame_intern(p, pcs[fo + k]);
+			uint32_t f = prof_frame_intern(p, __atomic_load_n(&pcs[fo + k], __ATOMIC_RELAXED));
 			if (f == PROF_NONE)
 				goto nomem;
 			dst[k] = f;
 		}
 		uint32_t sid = prof_stack_commit(p, depth);
 		if (sid == PROF_NONE ||
-		    prof_sample_add(p, sid, 0, ao, __atomic_load_n(&cnt[s].alloc_bytes, __ATOMIC_RELAXED),
-				    __atomic_load_n(&cnt[s].free_objs, __ATOMIC_RELAXED),
-				    __atomic_load_n(&cnt[s].free_bytes, __ATOMIC_RELAXED)))
+		    prof_sample_add(p, sid, 0, ao, c.alloc_bytes, c.free_objs, c.free_bytes))
 			goto nomem;
 	}
 	for (size_t i = 0; i < p->frames.len; i++)

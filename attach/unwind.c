@@ -31,17 +31,20 @@ static inline int is_self(uint64_t pc)
 /* Largest plausible frame: a bigger step means the chain is broken. */
 #define FP_MAX_STEP (1u << 20)
 
-__attribute__((noinline)) static int fp_capture(uint64_t *pcs, int max)
+/* Walks the frame-pointer chain from the hooked function's frame fa. */
+static int fp_capture(uint64_t *pcs, uint64_t *slots, int max, uint64_t fa)
 {
-	uintptr_t *fp = __builtin_frame_address(0);
+	uintptr_t *fp = (uintptr_t *)(uintptr_t)fa;
 	int n = 0;
 	for (int guard = 0; n < max && guard < max + 16; guard++) {
 		uintptr_t ret = fp[1];
 		uintptr_t *next = (uintptr_t *)fp[0];
 		if (!ret)
 			break;
-		if (n || !is_self(ret))
+		if (n || !is_self(ret)) {
+			slots[n] = (uint64_t)(uintptr_t)&fp[1];
 			pcs[n++] = ret;
+		}
 		if (next <= fp || (uintptr_t)next - (uintptr_t)fp > FP_MAX_STEP || ((uintptr_t)next & 7))
 			break;
 		fp = next;
@@ -49,10 +52,11 @@ __attribute__((noinline)) static int fp_capture(uint64_t *pcs, int max)
 	return n;
 }
 
-int unwind_capture(uint64_t *pcs, int max)
+int unwind_capture(uint64_t *pcs, uint64_t *slots, int *exact, int max, uint64_t fa)
 {
+	*exact = use_fp;
 	if (use_fp)
-		return fp_capture(pcs, max);
+		return fp_capture(pcs, slots, max, fa);
 	void *buf[HOOK_MAX_DEPTH + 16];
 	int want = max + 16 > HOOK_MAX_DEPTH + 16 ? HOOK_MAX_DEPTH + 16 : max + 16;
 	int got = unw_backtrace(buf, want);
