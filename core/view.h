@@ -133,6 +133,15 @@ int view_gran_next(view *v);                       /* g */
 int view_help(view *v);                            /* ?, F1 */
 int view_unavailable(view *v, int key);            /* d m p w l */
 
+/* The profile under the view changed (a live refresh, a switch to or from
+ * a snapshot diff): p (borrowed) replaces it. Needs the builder: with
+ * frames_changed every node map is rebuilt through it, otherwise only the
+ * current granularity's aggregate is recomputed (the others are dropped and
+ * rebuilt when chosen). Screens keep their place: selections and peek
+ * centres by node name (a centre that is gone closes its screens), the tree
+ * its expanded paths. 0, or -1 with v->status set. */
+int view_reload(view *v, const prof *p, int frames_changed);
+
 /* Formats a value in human units ("2.81 KiB", "32 B") or, for objects, as a
  * plain count, into buf; returns buf. */
 char *view_fmt_value(char *buf, size_t len, int64_t v, int objects);

@@ -53,8 +53,9 @@ const screen_ops *app_ops(const app *a)
 void app_layout(app *a)
 {
 	getmaxyx(a->w, a->h, a->wd);
-	a->list_y = 3;
-	a->list_h = a->h - 5;   /* 2 title lines, column header, status, key bar */
+	int strip = live_strip_height(a);   /* the live timeline, under the title */
+	a->list_y = 3 + strip;
+	a->list_h = a->h - 5 - strip;   /* 2 title lines, column header, status, key bar */
 	if (a->list_h < 1)
 		a->list_h = 1;
 	if (a->line_row_n < a->h) {
@@ -80,6 +81,7 @@ void app_draw(app *a)
 		const screen_ops *ops = app_ops(a);
 		ops->draw(a);
 		chrome_draw(a, ops);
+		live_strip_draw(a);
 	}
 	wnoutrefresh(a->w);
 	doupdate();
@@ -144,7 +146,14 @@ static int common_key(app *a, int key)
 		}
 		return REACT_QUIT;
 	case 'Q': return REACT_QUIT;
-	case 'd': case 'm': case 'p': case 'w': case 'l': view_unavailable(v, key); break;
+	case 'd': case 'm': case 'p':
+		if (!a->live) {
+			view_unavailable(v, key);
+			break;
+		}
+		/* fall through */
+	case 'w': case 'W': return live_key(a, key) | REACT_REDRAW;
+	case 'l': view_unavailable(v, key); break;
 	case KEY_MOUSE: mouse_key(a); break;
 	case KEY_RESIZE: break;
 	default:
@@ -246,6 +255,11 @@ static void apply_prompts(app *a, int r)
 			view_hide_set(&a->v, re);
 		free(re);
 	}
+	if (r & REACT_PROMPT_LIVE) {
+		char *ans = prompt(a, live_prompt_lead(a));
+		live_prompt_answer(a, ans);
+		free(ans);
+	}
 }
 
 /* ---- granularities from symbols ---------------------------------------- */
@@ -303,23 +317,30 @@ int tui_run(const prof *p, const prof_nodemap *m, const agg *ag, const char *pat
 		view_set_gran_builder(&a.v, gran_build, &gc);
 	}
 
+	int rc = app_run(&a);
+	view_free(&a.v);
+	free(a.line_row);
+	return rc;
+}
+
+int app_run(app *a)
+{
 	setlocale(LC_ALL, "");
 	const char *cs = nl_langinfo(CODESET);
-	a.utf8 = cs && !strcmp(cs, "UTF-8");
+	a->utf8 = cs && !strcmp(cs, "UTF-8");
 	atexit(restore_terminal);
 	install_signals();
 	set_escdelay(25);
 	if (!initscr()) {
 		fprintf(stderr, "mprof-tui: cannot open the terminal\n");
-		view_free(&a.v);
 		return 1;
 	}
 	curses_on = 1;
-	a.w = stdscr;
+	a->w = stdscr;
 	cbreak();   /* not raw: Ctrl-C stays a signal, handled below */
 	noecho();
 	nonl();
-	keypad(a.w, TRUE);
+	keypad(a->w, TRUE);
 	curs_set(0);
 	mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON1_CLICKED | BUTTON1_DOUBLE_CLICKED | BUTTON4_PRESSED
 #ifdef BUTTON5_PRESSED
@@ -327,32 +348,33 @@ int tui_run(const prof *p, const prof_nodemap *m, const agg *ag, const char *pat
 #endif
 		  , NULL);
 	mouseinterval(200);
-	chrome_init_attrs(&a);
-	/* Wake up now and then to notice a signal even with no key pressed. */
-	wtimeout(a.w, 250);
+	chrome_init_attrs(a);
 
 	int rc = 0, dirty = 1;
 	while (!got_signal) {
+		/* Live mode polls the process between keys; a file just waits,
+		 * waking now and then to notice a signal. */
+		if (a->live && live_tick(a))
+			dirty = 1;
 		if (dirty)
-			app_draw(&a);
+			app_draw(a);
 		dirty = 0;
+		wtimeout(a->w, a->live ? live_wait_ms(a) : 250);
 		wint_t c;
-		int k = wget_wch(a.w, &c);
+		int k = wget_wch(a->w, &c);
 		if (k == ERR)
 			continue;
 		int key = k == KEY_CODE_YES ? (int)c : (c < 256 ? (int)c : -1);
 		if (key < 0)
 			continue;
-		int r = app_key(&a, key);
+		int r = app_key(a, key);
 		if (r & REACT_QUIT)
 			break;
-		apply_prompts(&a, r);
+		apply_prompts(a, r);
 		dirty = 1;
 	}
 	restore_terminal();
 	if (got_signal)
 		rc = 128 + got_signal;
-	view_free(&a.v);
-	free(a.line_row);
 	return rc;
 }

@@ -16,6 +16,7 @@ enum {
 	REACT_PROMPT_FOCUS = 4,  /* read a focus regex on the status line */
 	REACT_PROMPT_HIDE = 8,   /* read a hide regex */
 	REACT_UNHANDLED = 16,    /* not this screen's key: try the common keys */
+	REACT_PROMPT_LIVE = 32,  /* read the answer live_ui.c asked for (w, d) */
 };
 
 /* Colour/attribute roles, set once from the terminal and NO_COLOR. */
@@ -31,6 +32,7 @@ typedef struct app {
 	int line_row_n;
 	int utf8;                /* the locale can show the box/arrow glyphs */
 	attr_t attr[ATTR_N];
+	struct live_ui *live;    /* live mode (live_ui.c); NULL for a file */
 } app;
 
 typedef struct keybar_item {
@@ -70,6 +72,34 @@ void line_set(app *a, int y, long row);
 long scroll_lines(app *a, long sel_line, long nlines);
 
 #endif
+
+/* live_ui.c: live mode (--attach, -- CMD) and the keys d m p w W. */
+struct live_ui;
+/* Lines of the timeline strip above the table (0 in file mode). */
+int live_strip_height(const app *a);
+void live_strip_draw(app *a);
+/* Polls the process: drains its events, refreshes the profile when due.
+ * Returns 1 when the screen must be drawn again. */
+int live_tick(app *a);
+/* Milliseconds the event loop may sleep before live_tick is due. */
+int live_wait_ms(const app *a);
+/* d m p w W (w and W in file mode too); returns REACT_* flags. */
+int live_key(app *a, int key);
+/* The prompt a REACT_PROMPT_LIVE asks, and its answer (NULL: cancelled). */
+const char *live_prompt_lead(const app *a);
+void live_prompt_answer(app *a, const char *answer);
+/* Diff mode: values are growths (signed) and rows new since the earlier
+ * snapshot are marked. */
+int live_in_diff(const app *a);
+int live_node_is_new(app *a, uint32_t node);
+/* Text for the right end of the status line ("" for none). */
+const char *live_status_note(const app *a);
+/* Formats a growth with its sign ("+2.81 KiB", "-3", "0"). */
+const char *fmt_delta(char *buf, size_t len, int64_t v, int objects);
+
+/* app.c: runs the UI over a (view set up, live optional) on the terminal
+ * until the user quits; restores the terminal. Returns the exit status. */
+int app_run(app *a);
 
 /* app.c: sizes the list to the terminal, draws everything once (erase, draw,
  * wnoutrefresh + doupdate: no flicker), and applies one key's reactions.

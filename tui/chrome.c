@@ -178,10 +178,17 @@ static void draw_status(app *a)
 		put_text(a, y, 0, a->wd, v->status, a->attr[ATTR_STATUS], 1);
 		return;
 	}
-	/* Otherwise the selected row's whole name: the table cuts long ones. */
+	/* Otherwise the selected row's whole name: the table cuts long ones;
+	 * live mode keeps a note (the program's output file) at the right. */
 	uint32_t node = view_row_node(v, view_cur(v)->sel);
 	const char *name = node != UINT32_MAX ? view_node_name(v, node) : "";
-	put_text(a, y, 0, a->wd, name, a->attr[ATTR_DIM], 1);
+	const char *note = live_status_note(a);
+	int nw = note[0] ? (int)strlen(note) + 2 : 0;
+	if (nw > a->wd / 2)
+		nw = a->wd / 2;
+	put_text(a, y, 0, a->wd - nw, name, a->attr[ATTR_DIM], 1);
+	if (nw)
+		put_text(a, y, a->wd - nw, nw, note, a->attr[ATTR_STATUS], 1);
 }
 
 static void draw_keybar(app *a, const screen_ops *ops)

@@ -12,6 +12,8 @@
 #include "core/flamegraph.h"
 #include "core/load.h"
 #include "core/report.h"
+#include "attach/launch.h"
+#include "attach/listing.h"
 #include "attach/snapshot.h"
 #include "symbols/sym.h"
 #include "tui/tui.h"
@@ -23,6 +25,8 @@ static const char usage_text[] =
 	"       mprof-tui --top=flat|cum [--alloc] [--objects] [-n N] [--format=text|tsv] FILE\n"
 	"       mprof-tui --info FILE\n"
 	"       mprof-tui --snapshot PID -o FILE\n"
+	"       mprof-tui --attach [PID] [--interval MS]\n"
+	"       mprof-tui [--interval MS] -- COMMAND [ARGS...]\n"
 	"\n"
 	"Reads a heap profile (skynet-mprof .pro v1, or mprof's native format;\n"
 	"the format is detected from the content) and reports where memory is.\n"
@@ -57,6 +61,16 @@ static const char usage_text[] =
 	"                       metric (a diff flame graph with --diff)\n"
 	"  --info               list function names, then every sample with its\n"
 	"                       stack, root first (skynet-mprof's -info)\n"
+	"\n"
+	"Live (a process running under libmprof.so):\n"
+	"  --attach PID         follow it: the screens of a file, refreshed, a\n"
+	"                       timeline (heap in use, RSS); m snapshot, d diff\n"
+	"                       two snapshots (growth), p pause, w/W write\n"
+	"  --attach             list the processes that can be attached (and\n"
+	"                       remove the segments of those that are gone)\n"
+	"  -- COMMAND ARGS      start COMMAND with the hook preloaded and follow\n"
+	"                       it; its output goes to a file named on screen\n"
+	"  --interval MS        refresh period (default 500)\n"
 	"  --snapshot PID -o FILE  write the current state of a process running\n"
 	"                       under libmprof.so to FILE (native format)\n"
 	"  -h, --help           this text\n"
@@ -82,7 +96,10 @@ int main(int argc, char **argv)
 	if (!roots || !spaths || !sdirs)
 		return 1;
 	enum { O_TOP = 256, O_ALLOC, O_INUSE, O_OBJECTS, O_FORMAT, O_GRAN, O_INFO,
-	       O_NOSYM, O_ROOT, O_SPATH, O_SDIR, O_SNAPSHOT, O_EXPORT, O_DIFF, O_FLAME };
+	       O_NOSYM, O_ROOT, O_SPATH, O_SDIR, O_SNAPSHOT, O_EXPORT, O_DIFF, O_FLAME,
+	       O_ATTACH, O_INTERVAL };
+	int attach = 0;
+	long interval = 500;
 	int export_fmt = -1;
 	const char *diff_base = NULL, *flame_out = NULL;
 	const char *snap_pid = NULL, *snap_out = NULL;
@@ -103,6 +120,8 @@ int main(int argc, char **argv)
 		{ "export", required_argument, NULL, O_EXPORT },
 		{ "diff", required_argument, NULL, O_DIFF },
 		{ "flamegraph", required_argument, NULL, O_FLAME },
+		{ "attach", no_argument, NULL, O_ATTACH },
+		{ "interval", required_argument, NULL, O_INTERVAL },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -156,6 +175,17 @@ int main(int argc, char **argv)
 			break;
 		case O_DIFF: diff_base = optarg; break;
 		case O_FLAME: flame_out = optarg; break;
+		case O_ATTACH: attach = 1; break;
+		case O_INTERVAL: {
+			char *end;
+			errno = 0;
+			interval = strtol(optarg, &end, 10);
+			if (errno || *end || interval < 10 || interval > 3600000) {
+				fprintf(stderr, "mprof-tui: --interval takes milliseconds (10 or more), not '%s'\n", optarg);
+				return EXIT_BAD;
+			}
+			break;
+		}
 		case 'o': snap_out = optarg; break;
 		case O_NOSYM: so.no_symbols = 1; break;
 		case O_ROOT: roots[nroots++] = optarg; break;
@@ -176,6 +206,43 @@ int main(int argc, char **argv)
 	}
 	if (snap_pid)
 		return snapshot_main(snap_pid, snap_out);
+	/* Live: --attach [PID], or -- COMMAND ARGS (getopt stops at "--"). */
+	int dashdash = optind > 1 && !strcmp(argv[optind - 1], "--") && optind < argc;
+	if (attach || dashdash) {
+		if (attach && dashdash) {
+			fprintf(stderr, "mprof-tui: --attach PID or -- COMMAND, not both\n");
+			return EXIT_BAD;
+		}
+		char lib[4096];
+		prof_error lerr;
+		if (attach && optind == argc) {   /* no pid: the list */
+			int have = launch_find_lib(lib, sizeof(lib), &lerr) == 0;
+			return listing_run(stdout, stderr, "/dev/shm", have ? lib : NULL) < 0 ? EXIT_BAD : 0;
+		}
+		tui_live_opts lo = { .interval_ms = (int)interval, .so = so };
+		lo.so.roots = roots;
+		lo.so.search_paths = spaths;
+		lo.so.source_dirs = sdirs;
+		if (attach) {
+			char *end;
+			errno = 0;
+			long pid = strtol(argv[optind], &end, 10);
+			if (optind != argc - 1 || errno || *end || pid <= 0 || pid > INT32_MAX) {
+				fprintf(stderr, "mprof-tui: --attach takes one process id, not '%s'\n", argv[optind]);
+				return EXIT_BAD;
+			}
+			lo.pid = (int)pid;
+		} else {
+			lo.argv = argv + optind;
+		}
+		int lg = sym_gran_parse(gran ? gran : so.no_symbols ? "address" : "function");
+		if (lg < 0) {
+			fprintf(stderr, "mprof-tui: unknown granularity '%s' (function, line, address, module)\n", gran);
+			return EXIT_BAD;
+		}
+		lo.gran = lg;
+		return tui_live(&lo);
+	}
 	if (optind != argc - 1) {
 		fprintf(stderr, optind >= argc ? "mprof-tui: no profile file given\n"
 					       : "mprof-tui: one profile file at a time\n");

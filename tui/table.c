@@ -53,6 +53,9 @@ static void table_draw(app *a)
 		return;
 	}
 	long top = scroll_lines(a, (long)s->sel, (long)n);
+	/* A snapshot diff: signed growths, rows new since the earlier one marked. */
+	int diff = live_in_diff(a);
+	const char *(*fmt)(char *, size_t, int64_t, int) = diff ? fmt_delta : fmt_val;
 	enum agg_metric m = view_metric(v), o = view_metric_other(v);
 	int64_t total = view_total(v), sum = 0;
 	for (long r = 0; r < top; r++)
@@ -72,7 +75,7 @@ static void table_draw(app *a)
 		put_text(a, yy, x + W_RANK, 1, " ", at, 1);
 		x += W_RANK + 1;
 		int64_t vals[] = { av->flat[m], av->cum[m] };
-		put_right(a, yy, x, W_VAL, fmt_val(b, sizeof(b), vals[0], v->objects), at);
+		put_right(a, yy, x, W_VAL, fmt(b, sizeof(b), vals[0], v->objects), at);
 		put_text(a, yy, x + W_VAL, 1, " ", at, 1);
 		x += W_VAL + 1;
 		put_right(a, yy, x, W_PCT, fmt_pct(b, sizeof(b), vals[0], total), at);
@@ -81,16 +84,21 @@ static void table_draw(app *a)
 		put_right(a, yy, x, W_PCT, fmt_pct(b, sizeof(b), sum, total), at);
 		put_text(a, yy, x + W_PCT, 1, " ", at, 1);
 		x += W_PCT + 1;
-		put_right(a, yy, x, W_VAL, fmt_val(b, sizeof(b), vals[1], v->objects), at);
+		put_right(a, yy, x, W_VAL, fmt(b, sizeof(b), vals[1], v->objects), at);
 		put_text(a, yy, x + W_VAL, 1, " ", at, 1);
 		x += W_VAL + 1;
 		put_right(a, yy, x, W_PCT, fmt_pct(b, sizeof(b), vals[1], total), at);
 		put_text(a, yy, x + W_PCT, 1, " ", at, 1);
 		x += W_PCT + 1;
-		put_right(a, yy, x, W_OBJ, fmt_val(b, sizeof(b), av->cum[o], !v->objects), at);
+		put_right(a, yy, x, W_OBJ, fmt(b, sizeof(b), av->cum[o], !v->objects), at);
 		put_text(a, yy, x + W_OBJ, 1, " ", at, 1);
 		x += W_OBJ + 1;
-		put_text(a, yy, x, a->wd - x, view_node_name(v, node), at, 1);
+		if (diff && live_node_is_new(a, node)) {
+			x += put_text(a, yy, x, 4, "NEW ", at | A_BOLD, 1);
+			put_text(a, yy, x, a->wd - x, view_node_name(v, node), at, 1);
+		} else {
+			put_text(a, yy, x, a->wd - x, view_node_name(v, node), at, 1);
+		}
 	}
 }
 

@@ -4,6 +4,7 @@
 
 #include "core/agg.h"
 #include "core/prof.h"
+#include "symbols/sym.h"
 
 struct sym;
 
@@ -13,5 +14,19 @@ struct sym;
  * Restores the terminal on every exit path. Returns the exit status. */
 int tui_run(const prof *p, const prof_nodemap *m, const agg *a, const char *path,
 	    struct sym *sy, int gran);
+
+/* Live mode: follow a process running under libmprof.so (pid), or start
+ * argv (NULL-terminated) under it first. */
+typedef struct tui_live_opts {
+	int pid;                 /* --attach PID; 0 with argv */
+	char *const *argv;       /* -- CMD ARGS, or NULL */
+	int interval_ms;         /* refresh period; 0 for 500 */
+	int gran;                /* the first granularity (a sym_gran) */
+	sym_opts so;             /* --root, --search-path, --source-dir */
+} tui_live_opts;
+
+/* Runs the live UI until the user quits. Errors (no such process, another
+ * user's, no segment, a bad one) print one line and return 2. */
+int tui_live(const tui_live_opts *o);
 
 #endif

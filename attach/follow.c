@@ -1,0 +1,517 @@
+/* follow.c - the live consumer (see follow.h). The producer keeps writing
+ * while we read and a segment may be hostile: bounds come from the header
+ * copy taken when it was validated, counts are clamped to capacities and
+ * every index is checked before use. */
+#include "attach/follow.h"
+#include "attach/hook.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FOLLOW_MAX_DEPTH 4096
+
+static uint64_t clamp(uint64_t v, uint64_t cap)
+{
+	return v < cap ? v : cap;
+}
+
+/* The process's short name from /proc/PID/comm, for messages. */
+static void proc_comm(int pid, char *buf, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	buf[0] = 0;
+	FILE *fp = fopen(path, "re");
+	if (!fp)
+		return;
+	if (fgets(buf, (int)len, fp))
+		buf[strcspn(buf, "\n")] = 0;
+	fclose(fp);
+}
+
+int follow_open_path(follow *f, const char *path, int pid, prof_error *err)
+{
+	memset(f, 0, sizeof(*f));
+	f->pid = pid;
+	f->child_status = -1;
+	snprintf(f->m.name, sizeof(f->m.name), "%s", path);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		prof_errorf(err, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		prof_errorf(err, "%s: not a regular file: refused", path);
+		close(fd);
+		return -1;
+	}
+	if (st.st_uid != geteuid()) {
+		prof_errorf(err, "%s: owned by uid %u, not by you (uid %u): refused", path, (unsigned)st.st_uid,
+			    (unsigned)geteuid());
+		close(fd);
+		return -1;
+	}
+	if ((st.st_mode & 07777) != 0600) {
+		prof_errorf(err, "%s: mode %04o, not 0600: refused (others could change what it says)", path,
+			    (unsigned)(st.st_mode & 07777));
+		close(fd);
+		return -1;
+	}
+	if (st.st_size < (off_t)sizeof(seg_header)) {
+		prof_errorf(err, "%s: offset 0: %lld bytes, too short for a segment header", path,
+			    (long long)st.st_size);
+		close(fd);
+		return -1;
+	}
+	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		prof_errorf(err, "%s: cannot map: %s", path, strerror(errno));
+		return -1;
+	}
+	/* Validate a private copy of the header (seg_validate reads only the
+	 * header from its pointer): the bounds we use later are the ones
+	 * checked here, whatever is written to the mapping afterwards. */
+	memcpy(&f->hc, p, sizeof(f->hc));
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (seg_validate(&f->hc, (size_t)st.st_size, path, err)) {
+		munmap(p, (size_t)st.st_size);
+		return -1;
+	}
+	if (pid > 0 && f->hc.pid != pid) {
+		prof_errorf(err, "%s: offset %zu: segment of pid %lld, not %d", path, offsetof(seg_header, pid),
+			    (long long)f->hc.pid, pid);
+		munmap(p, (size_t)st.st_size);
+		return -1;
+	}
+	f->m.h = p;
+	f->m.len = (size_t)st.st_size;
+	f->p = prof_new();
+	if (!f->p) {
+		follow_close(f);
+		prof_errorf(err, "%s: out of memory", path);
+		return -1;
+	}
+	f->p->meta.format = PROF_FMT_NATIVE;
+	f->p->meta.pid = f->hc.pid;
+	size_t cl = strnlen(f->hc.cmdline, sizeof(f->hc.cmdline) - 1);
+	if (cl)
+		f->p->meta.cmdline = prof_str(f->p, f->hc.cmdline, cl);
+	f->ring_pos = __atomic_load_n(&f->m.h->ring_head, __ATOMIC_ACQUIRE);
+	f->resync = 1;
+	tl_init(&f->tl, 100 * 1000000LL);
+	return 0;
+}
+
+int follow_open(follow *f, int pid, const char *lib, prof_error *err)
+{
+	char proc[64], comm[64];
+	struct stat st;
+	memset(f, 0, sizeof(*f));
+	snprintf(proc, sizeof(proc), "/proc/%d", pid);
+	if (pid <= 0 || stat(proc, &st)) {
+		prof_errorf(err, "no process %d", pid);
+		return -1;
+	}
+	proc_comm(pid, comm, sizeof(comm));
+	if (st.st_uid != geteuid() && geteuid() != 0) {
+		struct passwd *pw = getpwuid(st.st_uid);
+		prof_errorf(err, "process %d (%s) belongs to %s (uid %u), not to you: refused", pid, comm,
+			    pw ? pw->pw_name : "another user", (unsigned)st.st_uid);
+		return -1;
+	}
+	char path[64];
+	snprintf(path, sizeof(path), SEG_PATH_FMT, pid);
+	if (access(path, F_OK) && errno == ENOENT) {
+		prof_errorf(err, "%s: no segment: process %d (%s) does not run under the hook; start it as "
+			    "LD_PRELOAD=%s %s", path, pid, comm, lib ? lib : "/path/to/libmprof.so",
+			    comm[0] ? comm : "PROGRAM");
+		return -1;
+	}
+	return follow_open_path(f, path, pid, err);
+}
+
+void follow_close(follow *f)
+{
+	for (size_t i = 0; f->es && i < f->nmods; i++)
+		elfsym_close(f->es[i]);
+	free(f->es);
+	free(f->es_tried);
+	free(f->sample_of);
+	free(f->seg_of);
+	free(f->pending);
+	prof_free(f->p);
+	seg_close(&f->m);
+	memset(f, 0, sizeof(*f));
+}
+
+int64_t follow_now_ns(const follow *f)
+{
+	if (f->exited && f->exit_mono_ns)
+		return f->exit_mono_ns;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);   /* the producer's event clock */
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec - f->hc.start_mono_ns;
+}
+
+int64_t follow_rss(int pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/statm", pid);
+	FILE *fp = fopen(path, "re");
+	if (!fp)
+		return -1;
+	long long size, res;
+	int n = fscanf(fp, "%lld %lld", &size, &res);
+	fclose(fp);
+	return n == 2 ? res * (int64_t)sysconf(_SC_PAGESIZE) : -1;
+}
+
+/* Zombie or dead: /proc/PID/stat's state after the command's ')'. */
+static int proc_gone(int pid)
+{
+	if (kill(pid, 0) && errno == ESRCH)
+		return 1;
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	FILE *fp = fopen(path, "re");
+	if (!fp)
+		return 1;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = 0;
+	char *rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
+}
+
+int follow_check_exit(follow *f)
+{
+	if (f->child > 0 && f->child_status < 0) {
+		int st;
+		if (waitpid(f->child, &st, WNOHANG) == f->child)
+			f->child_status = st;
+	}
+	if (f->exited)
+		return 1;
+	int gone = f->pid <= 0 || (f->child > 0 && f->child_status >= 0) ||
+		   __atomic_load_n(&f->m.h->state, __ATOMIC_ACQUIRE) == SEG_STATE_EXITED || proc_gone(f->pid);
+	if (gone) {
+		f->exit_mono_ns = follow_now_ns(f);
+		f->exited = 1;
+	}
+	return f->exited;
+}
+
+/* ---- the profile mirror -------------------------------------------------- */
+
+static const char *base_of(const follow *f)
+{
+	return (const char *)f->m.h;
+}
+
+static int add_modules(follow *f, uint64_t n)
+{
+	const seg_module *mods = (const seg_module *)(base_of(f) + f->hc.off[SEG_R_MODULES]);
+	struct elfsym **es = realloc(f->es, (size_t)n * sizeof(*es));
+	if (!es)
+		return -1;
+	f->es = es;
+	uint8_t *tried = realloc(f->es_tried, (size_t)n);
+	if (!tried)
+		return -1;
+	f->es_tried = tried;
+	for (uint64_t i = f->nmods; i < n; i++) {
+		char path[SEG_MOD_PATH], bid[SEG_MOD_BUILD_ID];
+		snprintf(path, sizeof(path), "%.*s", (int)strnlen(mods[i].path, SEG_MOD_PATH - 1), mods[i].path);
+		snprintf(bid, sizeof(bid), "%.*s", (int)strnlen(mods[i].build_id, SEG_MOD_BUILD_ID - 1),
+			 mods[i].build_id);
+		if (prof_module_add(f->p, path, bid, mods[i].base, mods[i].size, mods[i].offset) == PROF_NONE)
+			return -1;
+		f->es[i] = NULL;
+		f->es_tried[i] = 0;
+		f->nmods = (size_t)i + 1;
+	}
+	return 0;
+}
+
+/* The newest module holding pc (a reloaded library wins over the old). */
+static uint32_t module_of(const prof *p, uint64_t pc)
+{
+	for (size_t i = p->modules.len; i-- > 0;) {
+		const prof_module *m = &p->modules.v[i];
+		if (pc >= m->base && pc - m->base < m->size)
+			return (uint32_t)i;
+	}
+	return PROF_NONE;
+}
+
+/* Names frame i "path(sym+0xoff) [0xaddr]" as the hook's dumps do. */
+static int name_frame(follow *f, size_t i)
+{
+	prof *p = f->p;
+	prof_frame *fr = &p->frames.v[i];
+	fr->module = module_of(p, fr->addr);
+	if (fr->module == PROF_NONE)
+		return 0;
+	uint32_t m = fr->module;
+	if (!f->es_tried[m]) {
+		f->es[m] = elfsym_open(prof_strat(p, p->modules.v[m].path));
+		f->es_tried[m] = 1;
+	}
+	const seg_module *mods = (const seg_module *)(base_of(f) + f->hc.off[SEG_R_MODULES]);
+	char buf[SEG_MOD_PATH + ELFSYM_NAME_MAX + 64], path[SEG_MOD_PATH];
+	snprintf(path, sizeof(path), "%s", prof_strat(p, p->modules.v[m].path));
+	const prof_module *pm = &p->modules.v[m];
+	int n = elfsym_name(f->es[m], buf, sizeof(buf), path, fr->addr, mods[m].bias, pm->base, pm->offset);
+	uint32_t s = prof_str(p, buf, (size_t)n);
+	if (s == PROF_NONE)
+		return -1;
+	p->frames.v[i].name = s;
+	return 0;
+}
+
+enum { ADD_DONE, ADD_AGAIN, ADD_NOMEM };
+
+static int try_add(follow *f, uint64_t id, uint64_t nframes)
+{
+	const seg_stack *sts = (const seg_stack *)(base_of(f) + f->hc.off[SEG_R_STACKS]);
+	const uint64_t *pcs = (const uint64_t *)(base_of(f) + f->hc.off[SEG_R_FRAMES]);
+	uint32_t state = __atomic_load_n(&sts[id].state, __ATOMIC_ACQUIRE);
+	if (state == SEG_STACK_DUP)
+		return ADD_DONE;
+	if (state != SEG_STACK_READY)
+		return ADD_AGAIN;
+	uint32_t depth = sts[id].depth;
+	uint64_t fo = sts[id].frame_off;
+	if (depth > FOLLOW_MAX_DEPTH || fo > nframes || depth > nframes - fo) {
+		f->p->meta.dropped++;
+		return ADD_DONE;
+	}
+	prof *p = f->p;
+	uint32_t *dst = prof_stack_begin(p, depth);
+	if (!dst)
+		return ADD_NOMEM;
+	for (uint32_t k = 0; k < depth; k++) {
+		uint32_t fr = prof_frame_intern(p, pcs[fo + k]);
+		if (fr == PROF_NONE)
+			return ADD_NOMEM;
+		dst[k] = fr;
+	}
+	uint32_t sid = prof_stack_commit(p, depth);
+	if (sid == PROF_NONE || prof_sample_add(p, sid, 0, 0, 0, 0, 0))
+		return ADD_NOMEM;
+	size_t k = p->samples.len - 1;
+	uint32_t *so = realloc(f->seg_of, p->samples.len * sizeof(*so));
+	if (!so)
+		return ADD_NOMEM;
+	f->seg_of = so;
+	so[k] = (uint32_t)id;
+	f->sample_of[id] = (uint32_t)k;
+	return ADD_DONE;
+}
+
+static int pending_push(follow *f, uint64_t id)
+{
+	if (f->npending == f->pending_cap) {
+		size_t cap = f->pending_cap ? 2 * f->pending_cap : 64;
+		uint64_t *n = realloc(f->pending, cap * sizeof(*n));
+		if (!n)
+			return -1;
+		f->pending = n;
+		f->pending_cap = cap;
+	}
+	f->pending[f->npending++] = id;
+	return 0;
+}
+
+int follow_sync(follow *f)
+{
+	const seg_header *h = f->m.h;
+	prof *p = f->p;
+	int ch = 0;
+	size_t nframes0 = p->frames.len, nsamp0 = p->samples.len;
+	uint64_t nm = clamp(__atomic_load_n(&h->module_count, __ATOMIC_ACQUIRE), f->hc.module_cap);
+	if (nm > f->nmods) {
+		if (add_modules(f, nm))
+			return -1;
+		/* Frames seen before their module was published get named now. */
+		for (size_t i = 0; i < nframes0; i++)
+			if (p->frames.v[i].module == PROF_NONE && name_frame(f, i))
+				return -1;
+		ch |= FOLLOW_FRAMES;
+	}
+	uint64_t ns = clamp(__atomic_load_n(&h->stack_count, __ATOMIC_ACQUIRE), f->hc.stack_cap);
+	uint64_t nf = clamp(__atomic_load_n(&h->frame_used, __ATOMIC_ACQUIRE), f->hc.frame_cap);
+	if (ns > f->seg_cap) {
+		size_t cap = f->seg_cap ? f->seg_cap : 1024;
+		while (cap < ns)
+			cap *= 2;
+		if (cap > f->hc.stack_cap)
+			cap = (size_t)f->hc.stack_cap;
+		uint32_t *so = realloc(f->sample_of, cap * sizeof(*so));
+		if (!so)
+			return -1;
+		for (size_t i = f->seg_cap; i < cap; i++)
+			so[i] = PROF_NONE;
+		f->sample_of = so;
+		f->seg_cap = cap;
+	}
+	size_t keep = 0;
+	for (size_t i = 0; i < f->npending; i++) {
+		int r = try_add(f, f->pending[i], nf);
+		if (r == ADD_NOMEM)
+			return -1;
+		if (r == ADD_AGAIN)
+			f->pending[keep++] = f->pending[i];
+	}
+	f->npending = keep;
+	for (uint64_t id = f->scanned; id < ns; id++) {
+		int r = try_add(f, id, nf);
+		if (r == ADD_NOMEM || (r == ADD_AGAIN && pending_push(f, id)))
+			return -1;
+	}
+	if (ns > f->scanned)
+		f->scanned = ns;
+	for (size_t i = nframes0; i < p->frames.len; i++)
+		if (name_frame(f, i))
+			return -1;
+	if (p->frames.len != nframes0)
+		ch |= FOLLOW_FRAMES;
+	if (p->samples.len != nsamp0)
+		ch |= FOLLOW_STACKS;
+
+	/* The counters, in place: exact, or a moment stale. */
+	const seg_counter *cnt = (const seg_counter *)(base_of(f) + f->hc.off[SEG_R_COUNTERS]);
+	int64_t ib = 0, io = 0;
+	int moved = 0;
+	for (size_t k = 0; k < p->samples.len; k++) {
+		seg_counter c;
+		follow_counter(&f->hc, cnt, f->seg_of[k], &c);
+		prof_sample *s = &p->samples.v[k];
+		uint64_t ao = c.alloc_objs, ab = c.alloc_bytes, fo = c.free_objs, fb = c.free_bytes;
+		moved |= (ao != s->alloc_objs) | (ab != s->alloc_bytes) | (fo != s->free_objs) | (fb != s->free_bytes);
+		s->alloc_objs = ao;
+		s->alloc_bytes = ab;
+		s->free_objs = fo;
+		s->free_bytes = fb;
+		ib += (int64_t)(ab - fb);
+		io += (int64_t)(ao - fo);
+	}
+	if (moved)
+		ch |= FOLLOW_COUNTS;
+	f->inuse_bytes = ib;
+	f->inuse_objs = io;
+	p->meta.time = (int64_t)time(NULL);
+	p->meta.unknown_frees = __atomic_load_n(&h->unknown_frees, __ATOMIC_RELAXED);
+	p->meta.dropped = __atomic_load_n(&h->dropped_stacks, __ATOMIC_RELAXED) +
+			  __atomic_load_n(&h->dropped_live, __ATOMIC_RELAXED);
+	if (f->resync) {
+		/* Attach time, or events were lost: the counters are the truth. */
+		tl_heap(&f->tl, follow_now_ns(f), ib);
+		f->resync = 0;
+	}
+	return ch;
+}
+
+void follow_counter(const seg_header *hc, const seg_counter *region, uint64_t id, seg_counter *out)
+{
+#ifdef SEG_MAX_LANES
+	seg_counter_sum(hc, region, id, out);   /* per-thread lanes (version 2) */
+#else
+	(void)hc;
+	const seg_counter *c = &region[id];
+	out->alloc_objs = __atomic_load_n(&c->alloc_objs, __ATOMIC_RELAXED);
+	out->alloc_bytes = __atomic_load_n(&c->alloc_bytes, __ATOMIC_RELAXED);
+	out->free_objs = __atomic_load_n(&c->free_objs, __ATOMIC_RELAXED);
+	out->free_bytes = __atomic_load_n(&c->free_bytes, __ATOMIC_RELAXED);
+#endif
+}
+
+/* ---- the ring ----------------------------------------------------------- */
+
+uint64_t follow_drain_ring(const seg_event *ring, uint64_t cap, uint64_t head, uint64_t *pos,
+			   int64_t *value, timeline *tl, uint64_t *lost)
+{
+	uint64_t i = *pos, n = 0, mask = cap - 1;
+	int64_t v = *value;
+	if (head - i > cap) {   /* lapped: the oldest events are gone */
+		*lost += head - cap - i;
+		i = head - cap;
+	}
+	if (tl->last < 0)
+		tl_advance(tl, 0);
+	tl_bucket *b = &tl->b[tl->last % TL_KEEP];
+	int64_t bend = (tl->last + 1) * tl->bucket_ns, peak = tl->peak;
+	for (; i < head; i++) {
+		const seg_event *e = &ring[i & mask];
+		uint64_t s1 = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+		if (s1 != i + 1) {
+			if (s1 > i + 1) {   /* overwritten by a later lap */
+				(*lost)++;
+				continue;
+			}
+			break;              /* not written yet: next time */
+		}
+		int64_t t = (int64_t)e->time_ns, size = (int64_t)e->size;
+		uint32_t kind = e->kind;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) != s1) {
+			(*lost)++;
+			continue;
+		}
+		if (t >= bend) {   /* a new bucket starts from the value so far */
+			tl->cur = v;
+			tl_advance(tl, t / tl->bucket_ns);
+			b = &tl->b[tl->last % TL_KEEP];
+			bend = (tl->last + 1) * tl->bucket_ns;
+		}
+		v += kind == SEG_EV_ALLOC ? size : kind == SEG_EV_FREE ? -size : 0;
+		if (v > b->heap)
+			b->heap = v;
+		if (v > peak)
+			peak = v;
+		n++;
+	}
+	tl->peak = peak;
+	tl->cur = v;
+	*pos = i;
+	*value = v;
+	return n;
+}
+
+uint64_t follow_drain(follow *f)
+{
+	const seg_header *h = f->m.h;
+	uint64_t head = __atomic_load_n(&h->ring_head, __ATOMIC_ACQUIRE);
+	uint64_t lost0 = f->lost_events, pos0 = f->ring_pos;
+	int64_t v = f->tl.cur;
+	const seg_event *ring = (const seg_event *)(base_of(f) + f->hc.off[SEG_R_RING]);
+	uint64_t n = follow_drain_ring(ring, f->hc.ring_cap, head, &f->ring_pos, &v, &f->tl, &f->lost_events);
+	/* A slot its writer never finished (killed mid-write): skip it once
+	 * the ring has moved well past it. */
+	if (f->ring_pos == pos0 && head - f->ring_pos > f->hc.ring_cap / 2) {
+		f->ring_pos++;
+		f->lost_events++;
+	}
+	if (f->lost_events != lost0)
+		f->resync = 1;
+	int64_t now = follow_now_ns(f);
+	if (!f->exited) {
+		int64_t rss = follow_rss(f->pid);
+		if (rss >= 0)
+			tl_rss(&f->tl, now, rss);
+	}
+	tl_advance(&f->tl, now / f->tl.bucket_ns);
+	return n;
+}

@@ -1,0 +1,23 @@
+/* launch.h - mprof-tui -- CMD ARGS: find the hook, start CMD with it
+ * preloaded (its output to a file, not over the UI), wait for its segment. */
+#ifndef MPROF_LAUNCH_H
+#define MPROF_LAUNCH_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "core/load.h"
+
+/* The libmprof.so to preload: $MPROF_LIB, else beside the running
+ * mprof-tui, else ../lib beside it, else the install prefix's lib. Writes
+ * the path into buf; 0, or -1 with err when none exists. */
+int launch_find_lib(char *buf, size_t len, prof_error *err);
+
+/* Starts argv[0] (looked up in PATH) with lib preloaded, in its own process
+ * group, stdin from /dev/null, stdout and stderr to a new file whose name
+ * goes into out (out_len bytes); waits up to timeout_ms for its segment.
+ * 0 with *pid, or -1 with err (the child is killed and reaped). */
+int launch_start(char *const argv[], const char *lib, char *out, size_t out_len, int timeout_ms,
+		 pid_t *pid, prof_error *err);
+
+#endif

@@ -1,0 +1,761 @@
+/* live_ui.c - live mode: a hooked process followed on the screens of file
+ * mode. The profile is refreshed every interval (the view keeps its place
+ * through view_reload), the event ring is drained into a timeline strip
+ * above the table, and the keys m (snapshot), d (diff two snapshots, the
+ * leak hunter's screen), p (pause) and w/W (write) work on it. w and W
+ * also write the profile of file mode. */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "attach/follow.h"
+#include "attach/launch.h"
+#include "core/snapdiff.h"
+#include "symbols/sym.h"
+#include "tui/app.h"
+#include "tui/tui.h"
+
+#define LIVE_SNAPS 64
+#define LIVE_DRAIN_MS 100
+#define LIVE_STRIP 3
+
+enum { ASK_NONE, ASK_WRITE, ASK_DIFF };
+
+typedef struct live_ui {
+	follow f;
+	sym *sy;                 /* over f.p; reopened when frames arrive */
+	sym_opts so;
+	int order[VIEW_MAX_GRAN];/* sym_gran of each view granularity */
+	int interval_ms;
+	int paused;
+	int64_t next_sync, next_drain;   /* monotonic ms */
+	int final_done;          /* the exit was seen and the last state read */
+	snap snaps[LIVE_SNAPS];
+	int nsnaps;
+	/* The diff on screen: from/to are snapshot indices, to -1 is now. */
+	int diff, from, to;
+	prof *d;
+	uint8_t *is_new;         /* per stack of d */
+	uint8_t *node_new;       /* per node of node_new_map */
+	const prof_nodemap *node_new_map;
+	uint32_t node_new_n;
+	unsigned gen, node_new_gen;  /* reloads, to notice a changed map */
+	char title[700];
+	char note[600];          /* the status line's right end */
+	char out[512];           /* -- CMD: where its output goes */
+	const char *cmd;
+} live_ui;
+
+/* The prompt in flight (file mode has no live_ui). */
+static struct {
+	int kind, v1;
+	char lead[600], dflt[512];
+} ask;
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+const char *fmt_delta(char *buf, size_t len, int64_t v, int objects)
+{
+	char t[40];
+	view_fmt_value(t, sizeof(t), v, objects);
+	snprintf(buf, len, "%s%.39s", v > 0 ? "+" : "", t);
+	return buf;
+}
+
+/* ---- symbols and the granularity builder --------------------------------- */
+
+static int live_gran_build(void *ctx, unsigned idx, const prof *p, prof_nodemap *m, char *err, size_t errlen)
+{
+	live_ui *lv = ctx;
+	if (sym_nodemap(m, p, lv->sy, (enum sym_gran)lv->order[idx])) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* Symbols from the live process's maps while it runs, from the segment's
+ * module table once it is gone. */
+static void sym_reopen(live_ui *lv)
+{
+	sym_close(lv->sy);
+	lv->so.pid = lv->f.exited ? 0 : lv->f.pid;
+	lv->sy = sym_open(lv->f.p, &lv->so);
+}
+
+/* ---- titles ---------------------------------------------------------------- */
+
+static const char *cmdline(const live_ui *lv)
+{
+	const char *c = prof_strat(lv->f.p, lv->f.p->meta.cmdline);
+	return c ? c : "?";
+}
+
+static void fmt_when(char *buf, size_t len, int64_t wall)
+{
+	time_t t = (time_t)wall;
+	struct tm tm;
+	if (localtime_r(&t, &tm))
+		strftime(buf, len, "%H:%M:%S", &tm);
+	else
+		snprintf(buf, len, "?");
+}
+
+static const char *moment_name(const live_ui *lv, int i, char *buf, size_t len)
+{
+	if (i < 0)
+		snprintf(buf, len, "now");
+	else
+		snprintf(buf, len, "#%d", lv->snaps[i].number);
+	return buf;
+}
+
+static int64_t moment_ns(const live_ui *lv, int i)
+{
+	return i < 0 ? follow_now_ns(&lv->f) : lv->snaps[i].mono_ns;
+}
+
+static void exit_text(const live_ui *lv, char *buf, size_t len)
+{
+	int st = lv->f.child_status;
+	if (lv->f.child > 0 && st >= 0 && WIFEXITED(st))
+		snprintf(buf, len, "EXITED (status %d)", WEXITSTATUS(st));
+	else if (lv->f.child > 0 && st >= 0 && WIFSIGNALED(st))
+		snprintf(buf, len, "EXITED (signal %d)", WTERMSIG(st));
+	else
+		snprintf(buf, len, "EXITED");
+}
+
+static void title_update(app *a)
+{
+	live_ui *lv = a->live;
+	char state[64], d[200] = "";
+	if (lv->f.exited)
+		exit_text(lv, state, sizeof(state));
+	else
+		snprintf(state, sizeof(state), "%s", lv->paused ? "PAUSED" : "running");
+	if (lv->diff) {
+		char f[16], t[16];
+		double dt = (double)(moment_ns(lv, lv->to) - moment_ns(lv, lv->from)) / 1e9;
+		snprintf(d, sizeof(d), "DIFF %s -> %s (%.2f s)  ", moment_name(lv, lv->from, f, sizeof(f)),
+			 moment_name(lv, lv->to, t, sizeof(t)), dt);
+	}
+	snprintf(lv->title, sizeof(lv->title), "%spid %d %s%s  %s", d, lv->f.pid, state,
+		 lv->paused && lv->f.exited ? " PAUSED" : "", cmdline(lv));
+	a->v.path = lv->title;
+}
+
+/* ---- refresh ---------------------------------------------------------------- */
+
+static int rebuild_diff(app *a, int frames_changed);
+
+/* Reads the segment and, unless a diff of snapshots is on screen, puts the
+ * new state under the view. Returns 1 when something changed. */
+static int live_refresh(app *a)
+{
+	live_ui *lv = a->live;
+	int ch = follow_sync(&lv->f);
+	if (ch < 0) {
+		snprintf(a->v.status, sizeof(a->v.status), "out of memory reading the segment");
+		return 1;
+	}
+	if (ch & FOLLOW_FRAMES)
+		sym_reopen(lv);
+	if (!ch)
+		return 0;
+	if (lv->diff) {
+		if (lv->to < 0)   /* "now" is one end: the diff moves too */
+			rebuild_diff(a, ch & FOLLOW_FRAMES);
+		return 1;
+	}
+	char keep[VIEW_STATUS_LEN];
+	snprintf(keep, sizeof(keep), "%s", a->v.status);
+	view_reload(&a->v, lv->f.p, ch & FOLLOW_FRAMES);
+	if (!a->v.status[0])
+		snprintf(a->v.status, sizeof(a->v.status), "%s", keep);
+	lv->gen++;
+	return 1;
+}
+
+int live_tick(app *a)
+{
+	live_ui *lv = a->live;
+	int64_t now = mono_ms();
+	int redraw = 0;
+	if (!lv->f.exited && now >= lv->next_drain) {
+		follow_drain(&lv->f);
+		lv->next_drain = now + LIVE_DRAIN_MS;
+		redraw = !lv->paused;
+	}
+	if (now >= lv->next_sync && !lv->final_done) {
+		lv->next_sync = now + lv->interval_ms;
+		int gone = follow_check_exit(&lv->f);
+		if (!lv->paused)
+			redraw |= live_refresh(a);
+		if (gone && !lv->paused) {
+			/* The mapping outlives the process: this is its last state. */
+			lv->final_done = 1;
+			sym_reopen(lv);
+			if (!lv->diff)
+				view_reload(&a->v, lv->f.p, 1);
+			else
+				rebuild_diff(a, 1);
+			lv->gen++;
+			char st[64];
+			exit_text(lv, st, sizeof(st));
+			snprintf(a->v.status, sizeof(a->v.status),
+				 "process %d %s: final state kept; browse, m snapshot, d diff, w write, q quit",
+				 lv->f.pid, st);
+			redraw = 1;
+		}
+	}
+	title_update(a);
+	return redraw;
+}
+
+int live_wait_ms(const app *a)
+{
+	const live_ui *lv = a->live;
+	if (lv->final_done)
+		return 250;
+	int64_t now = mono_ms(), next = lv->next_sync;
+	if (!lv->f.exited && lv->next_drain < next)
+		next = lv->next_drain;
+	int64_t w = next - now;
+	return w < 5 ? 5 : w > 250 ? 250 : (int)w;
+}
+
+/* ---- the diff ---------------------------------------------------------------- */
+
+static int rebuild_diff(app *a, int frames_changed)
+{
+	live_ui *lv = a->live;
+	prof_error err;
+	uint8_t *is_new = NULL;
+	prof *d = snap_delta(lv->f.p, &lv->snaps[lv->from], lv->to < 0 ? NULL : &lv->snaps[lv->to], &is_new, &err);
+	if (!d) {
+		snprintf(a->v.status, sizeof(a->v.status), "%.250s", err.msg);
+		return -1;
+	}
+	/* The old diff goes only after the view let go of it. */
+	int rc = view_reload(&a->v, d, frames_changed || !lv->d);
+	prof_free(lv->d);
+	free(lv->is_new);
+	lv->d = d;
+	lv->is_new = is_new;
+	lv->gen++;
+	return rc;
+}
+
+static int diff_open(app *a, int from, int to)
+{
+	live_ui *lv = a->live;
+	view *v = &a->v;
+	lv->from = from;
+	lv->to = to;
+	lv->diff = 1;
+	/* The leak hunter's question: what grew, by bytes in use, largest first. */
+	v->alloc = 0;
+	v->objects = 0;
+	v->sort = VIEW_SORT_FLAT;
+	v->reverse = 0;
+	if (rebuild_diff(a, 1)) {
+		lv->diff = 0;
+		view_reload(v, lv->f.p, 1);
+		return -1;
+	}
+	char f[16], t[16], g[48];
+	fmt_delta(g, sizeof(g), v->a->total[AGG_INUSE_BYTES], 0);
+	snprintf(v->status, sizeof(v->status),
+		 "growth %s -> %s: %s in use; largest first, NEW = stack not there at %s; Enter/t on growth; d closes",
+		 moment_name(lv, from, f, sizeof(f)), moment_name(lv, to, t, sizeof(t)), g,
+		 moment_name(lv, from, f, sizeof(f)));
+	title_update(a);
+	return 0;
+}
+
+static void diff_close(app *a)
+{
+	live_ui *lv = a->live;
+	lv->diff = 0;
+	view_reload(&a->v, lv->f.p, 1);
+	prof_free(lv->d);
+	free(lv->is_new);
+	lv->d = NULL;
+	lv->is_new = NULL;
+	lv->gen++;
+	snprintf(a->v.status, sizeof(a->v.status), "diff closed: the live profile again");
+	title_update(a);
+}
+
+int live_in_diff(const app *a)
+{
+	return a->live && a->live->diff && a->live->d;
+}
+
+int live_node_is_new(app *a, uint32_t node)
+{
+	live_ui *lv = a->live;
+	if (!live_in_diff(a))
+		return 0;
+	const prof_nodemap *m = a->v.m;
+	if (lv->node_new_map != m || lv->node_new_n != m->nnodes || lv->node_new_gen != lv->gen) {
+		uint8_t *nn = realloc(lv->node_new, m->nnodes ? m->nnodes : 1);
+		if (!nn)
+			return 0;
+		lv->node_new = nn;
+		if (snap_new_nodes(lv->d, m, lv->is_new, nn))
+			return 0;
+		lv->node_new_map = m;
+		lv->node_new_n = m->nnodes;
+		lv->node_new_gen = lv->gen;
+	}
+	return node < lv->node_new_n && lv->node_new[node];
+}
+
+/* ---- keys ---------------------------------------------------------------------- */
+
+static void snapshot_take(app *a)
+{
+	live_ui *lv = a->live;
+	view *v = &a->v;
+	if (lv->nsnaps == LIVE_SNAPS) {
+		snprintf(v->status, sizeof(v->status), "%d snapshots already: no room for more", LIVE_SNAPS);
+		return;
+	}
+	if (!lv->paused && !lv->final_done)
+		live_refresh(a);   /* the state of this moment, not of the last refresh */
+	snap *s = &lv->snaps[lv->nsnaps];
+	if (snap_take(s, lv->f.p, lv->nsnaps + 1, (int64_t)time(NULL), follow_now_ns(&lv->f))) {
+		snprintf(v->status, sizeof(v->status), "snapshot: out of memory");
+		return;
+	}
+	lv->nsnaps++;
+	char when[16], b[48];
+	fmt_when(when, sizeof(when), s->wall);
+	snprintf(v->status, sizeof(v->status), "snapshot #%d at %s (+%.2f s): in use %s, %" PRId64 " objects%s",
+		 s->number, when, (double)s->mono_ns / 1e9, view_fmt_value(b, sizeof(b), s->total[AGG_INUSE_BYTES], 0),
+		 s->total[AGG_INUSE_OBJS], lv->nsnaps > 1 ? "; d diffs" : "; take another, then d diffs");
+}
+
+/* A file name that does not exist yet: base.pro, base-2.pro, ... */
+static void free_name(char *buf, size_t len, const char *base)
+{
+	struct stat st;
+	snprintf(buf, len, "%s.pro", base);
+	for (int i = 2; i < 1000 && !stat(buf, &st); i++)
+		snprintf(buf, len, "%s-%d.pro", base, i);
+}
+
+static int ask_write(app *a, int v1)
+{
+	live_ui *lv = a->live;
+	char base[300];
+	const char *fmt = v1 ? "skynet v1" : "native";
+	ask.kind = ASK_WRITE;
+	ask.v1 = v1;
+	if (!lv) {
+		const char *p = a->v.path, *sl = strrchr(p, '/');
+		snprintf(base, sizeof(base), "%.*s%s", (int)strcspn(sl ? sl + 1 : p, "."), sl ? sl + 1 : p,
+			 v1 ? "-v1" : "-native");
+		free_name(ask.dflt, sizeof(ask.dflt), base);
+		snprintf(ask.lead, sizeof(ask.lead), "write the profile (%s) to [%s]: ", fmt, ask.dflt);
+		return REACT_PROMPT_LIVE;
+	}
+	if (lv->diff) {
+		char f[16], t[16];
+		snprintf(base, sizeof(base), "mprof-%d-diff-%s-%s", lv->f.pid, moment_name(lv, lv->from, f, sizeof(f)),
+			 moment_name(lv, lv->to, t, sizeof(t)));
+		for (char *c = base; *c; c++)
+			if (*c == '#')
+				*c = 's';
+	} else {
+		snprintf(base, sizeof(base), "mprof-%d-now", lv->f.pid);
+	}
+	free_name(ask.dflt, sizeof(ask.dflt), base);
+	snprintf(ask.lead, sizeof(ask.lead), "write %s (%s) to [%s] (#N FILE: snapshot N): ",
+		 lv->diff ? "the diff" : "now", fmt, ask.dflt);
+	return REACT_PROMPT_LIVE;
+}
+
+static int ask_diff(app *a)
+{
+	live_ui *lv = a->live;
+	if (!lv->nsnaps) {
+		snprintf(a->v.status, sizeof(a->v.status),
+			 "no snapshot yet: m takes one (d compares two; now counts as one)");
+		return 0;
+	}
+	ask.kind = ASK_DIFF;
+	if (lv->nsnaps >= 2)
+		snprintf(ask.lead, sizeof(ask.lead), "diff FROM TO, snapshot numbers or now [%d %d]: ",
+			 lv->snaps[0].number, lv->snaps[lv->nsnaps - 1].number);
+	else
+		snprintf(ask.lead, sizeof(ask.lead), "diff FROM TO, snapshot numbers or now [%d now]: ",
+			 lv->snaps[0].number);
+	return REACT_PROMPT_LIVE;
+}
+
+int live_key(app *a, int key)
+{
+	live_ui *lv = a->live;
+	view *v = &a->v;
+	switch (key) {
+	case 'w': return ask_write(a, 0);
+	case 'W': return ask_write(a, 1);
+	case 'p':
+		lv->paused = !lv->paused;
+		snprintf(v->status, sizeof(v->status), "%s", lv->paused
+			 ? "paused: the screen holds still (events are still read); p resumes"
+			 : "resumed");
+		if (!lv->paused)
+			lv->next_sync = 0;
+		title_update(a);
+		return REACT_REDRAW;
+	case 'm':
+		snapshot_take(a);
+		return REACT_REDRAW;
+	case 'd':
+		if (lv->diff) {
+			diff_close(a);
+			return REACT_REDRAW;
+		}
+		return ask_diff(a);
+	}
+	return REACT_REDRAW;
+}
+
+const char *live_prompt_lead(const app *a)
+{
+	(void)a;
+	return ask.lead;
+}
+
+/* "3", "#3" or "now" -> snapshot index, -1 for now; -2 when bad. */
+static int parse_moment(const live_ui *lv, const char *s)
+{
+	if (!strcmp(s, "now"))
+		return -1;
+	if (*s == '#')
+		s++;
+	char *end;
+	long n = strtol(s, &end, 10);
+	if (*end || end == s)
+		return -2;
+	for (int i = 0; i < lv->nsnaps; i++)
+		if (lv->snaps[i].number == n)
+			return i;
+	return -2;
+}
+
+static void answer_diff(app *a, const char *ans)
+{
+	live_ui *lv = a->live;
+	char t1[64] = "", t2[64] = "";
+	int n = sscanf(ans, "%63s %63s", t1, t2);
+	int from = 0, to = lv->nsnaps >= 2 ? lv->nsnaps - 1 : -1;
+	if (n >= 1)
+		from = parse_moment(lv, t1);
+	if (n >= 2)
+		to = parse_moment(lv, t2);
+	else if (n == 1)
+		to = -1;
+	if (from == -2 || to == -2) {
+		snprintf(a->v.status, sizeof(a->v.status), "diff: '%s': give two snapshot numbers (1 to %d) or now", ans,
+			 lv->snaps[lv->nsnaps - 1].number);
+		return;
+	}
+	/* Earlier first; now is the latest moment. */
+	if (from < 0 || (to >= 0 && to < from)) {
+		int t = from;
+		from = to;
+		to = t;
+	}
+	if (from < 0 || from == to) {
+		snprintf(a->v.status, sizeof(a->v.status), "diff: pick two different moments (now counts as one)");
+		return;
+	}
+	diff_open(a, from, to);
+}
+
+static void answer_write(app *a, const char *ans)
+{
+	live_ui *lv = a->live;
+	view *v = &a->v;
+	char file[512];
+	int which = -1;   /* now (or the diff on screen) */
+	while (*ans == ' ')
+		ans++;
+	if (*ans == '#' && lv) {
+		char *end;
+		long n = strtol(ans + 1, &end, 10);
+		which = -2;
+		for (int i = 0; i < lv->nsnaps; i++)
+			if (lv->snaps[i].number == n)
+				which = i;
+		if (which == -2) {
+			snprintf(v->status, sizeof(v->status), "write: no snapshot #%ld", n);
+			return;
+		}
+		ans = end;
+		while (*ans == ' ')
+			ans++;
+		if (!*ans) {
+			char base[64];
+			snprintf(base, sizeof(base), "mprof-%d-s%ld", lv->f.pid, n);
+			free_name(file, sizeof(file), base);
+			ans = file;
+		}
+	}
+	const char *path = *ans ? ans : ask.dflt;
+	if (path != file)
+		snprintf(file, sizeof(file), "%s", path);
+	prof_error err;
+	prof *owned = NULL;
+	const prof *p = v->p;
+	if (lv && which >= 0)
+		p = owned = snap_delta(lv->f.p, NULL, &lv->snaps[which], NULL, &err);
+	else if (lv && !lv->diff)
+		p = lv->f.p;
+	if (!p) {
+		snprintf(v->status, sizeof(v->status), "write: %.240s", err.msg);
+		return;
+	}
+	if (prof_save(p, file, ask.v1 ? PROF_FMT_V1 : PROF_FMT_NATIVE, &err))
+		snprintf(v->status, sizeof(v->status), "%.250s", err.msg);
+	else
+		snprintf(v->status, sizeof(v->status), "wrote %.200s (%s, %zu samples)", file,
+			 ask.v1 ? "skynet v1" : "native", p->samples.len);
+	prof_free(owned);
+}
+
+void live_prompt_answer(app *a, const char *answer)
+{
+	int kind = ask.kind;
+	ask.kind = ASK_NONE;
+	if (!answer) {
+		snprintf(a->v.status, sizeof(a->v.status), "cancelled");
+		return;
+	}
+	if (kind == ASK_WRITE)
+		answer_write(a, answer);
+	else if (kind == ASK_DIFF && a->live)
+		answer_diff(a, answer);
+}
+
+const char *live_status_note(const app *a)
+{
+	if (!a->live)
+		return "";
+	return a->live->note;
+}
+
+/* ---- the timeline strip ---------------------------------------------------------- */
+
+int live_strip_height(const app *a)
+{
+	return a->live && a->h >= 14 && a->wd >= 40 ? LIVE_STRIP : 0;
+}
+
+static void spark(app *a, int y, int x, int width, const timeline *t, int rss)
+{
+	static const char *const bars[] = { " ", "\xe2\x96\x81", "\xe2\x96\x82", "\xe2\x96\x83", "\xe2\x96\x84",
+					    "\xe2\x96\x85", "\xe2\x96\x86", "\xe2\x96\x87", "\xe2\x96\x88" };
+	static const char ascii[] = " .:-=+*#@";
+	if (width <= 0 || t->last < 0)
+		return;
+	int64_t last = t->last, first = last - width + 1;
+	if (first < tl_first(t))
+		first = tl_first(t);
+	int64_t max = 0;
+	for (int64_t k = first; k <= last; k++) {
+		const tl_bucket *b = tl_at(t, k);
+		int64_t v = rss ? b->rss : b->heap;
+		if (v > max)
+			max = v;
+	}
+	wattrset(a->w, rss ? a->attr[ATTR_DIM] : a->attr[ATTR_LABEL]);
+	wmove(a->w, y, x);
+	for (int64_t k = first; k <= last; k++) {
+		const tl_bucket *b = tl_at(t, k);
+		int64_t v = rss ? b->rss : b->heap;
+		int lvl = max > 0 && v > 0 ? (int)((v * 8 + max - 1) / max) : 0;
+		if (lvl > 8)
+			lvl = 8;
+		if (a->utf8)
+			waddstr(a->w, bars[lvl]);
+		else
+			waddch(a->w, (chtype)ascii[lvl]);
+	}
+	wattrset(a->w, A_NORMAL);
+}
+
+void live_strip_draw(app *a)
+{
+	int hgt = live_strip_height(a);
+	if (!hgt || a->h < 6 || a->wd < 30)
+		return;
+	live_ui *lv = a->live;
+	const timeline *t = &lv->f.tl;
+	char hv[32], hp[32], rv[32], rp[32], line[600];
+	view_fmt_value(hv, sizeof(hv), t->cur, 0);
+	view_fmt_value(hp, sizeof(hp), t->peak, 0);
+	view_fmt_value(rv, sizeof(rv), t->cur_rss, 0);
+	view_fmt_value(rp, sizeof(rp), t->peak_rss, 0);
+	size_t n = (size_t)snprintf(line, sizeof(line), " heap %s (peak %s)  rss %s (peak %s)  %d ms/col", hv, hp,
+				    rv, rp, LIVE_DRAIN_MS);
+	if (lv->f.lost_events && n < sizeof(line))
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "  %" PRIu64 " events lost", lv->f.lost_events);
+	for (int i = 0; i < lv->nsnaps && n < sizeof(line); i++) {
+		char b[32];
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s#%d +%.1fs %s", i ? " " : "  snaps ",
+				      lv->snaps[i].number, (double)lv->snaps[i].mono_ns / 1e9,
+				      view_fmt_value(b, sizeof(b), lv->snaps[i].total[AGG_INUSE_BYTES], 0));
+	}
+	put_text(a, 2, 0, a->wd, line, A_BOLD, 1);
+	int w = a->wd - 6;
+	put_text(a, 3, 0, 6, " heap ", A_BOLD, 1);
+	spark(a, 3, 6, w, t, 0);
+	put_text(a, 4, 0, 6, " rss  ", A_BOLD, 1);
+	spark(a, 4, 6, w, t, 1);
+}
+
+/* ---- the entry ----------------------------------------------------------------------- */
+
+/* Stops our child (-- CMD) when the user quits before it ends. */
+static void child_stop(live_ui *lv)
+{
+	if (lv->f.child <= 0 || lv->f.child_status >= 0)
+		return;
+	kill(lv->f.child, SIGTERM);
+	for (int i = 0; i < 100; i++) {
+		int st;
+		if (waitpid(lv->f.child, &st, WNOHANG) == lv->f.child) {
+			lv->f.child_status = st;
+			return;
+		}
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+	}
+	kill(lv->f.child, SIGKILL);
+	waitpid(lv->f.child, &lv->f.child_status, 0);
+}
+
+int tui_live(const tui_live_opts *o)
+{
+	static app a;        /* static: as in tui_run */
+	static live_ui lv;
+	memset(&a, 0, sizeof(a));
+	memset(&lv, 0, sizeof(lv));
+	char lib[4096];
+	prof_error err;
+	int have_lib = launch_find_lib(lib, sizeof(lib), &err) == 0;
+	pid_t pid = o->pid;
+	int tty = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO);
+	if (o->argv && !tty) {
+		fprintf(stderr, "mprof-tui: live mode needs a terminal\n");
+		return 2;
+	}
+	if (o->argv) {
+		if (!have_lib) {
+			fprintf(stderr, "mprof-tui: %s\n", err.msg);
+			return 2;
+		}
+		if (launch_start(o->argv, lib, lv.out, sizeof(lv.out), 5000, &pid, &err)) {
+			fprintf(stderr, "mprof-tui: %s\n", err.msg);
+			return 2;
+		}
+	}
+	if (follow_open(&lv.f, (int)pid, have_lib ? lib : NULL, &err)) {
+		fprintf(stderr, "mprof-tui: %s\n", err.msg);
+		if (o->argv) {
+			lv.f.child = pid;
+			lv.f.child_status = -1;
+			child_stop(&lv);
+		}
+		return 2;
+	}
+	if (!tty) {   /* the checks above hold without one, the screens do not */
+		fprintf(stderr, "mprof-tui: live mode needs a terminal (for a file: --snapshot %d -o FILE)\n", (int)pid);
+		follow_close(&lv.f);
+		return 2;
+	}
+	if (o->argv) {
+		lv.f.child = pid;
+		snprintf(lv.note, sizeof(lv.note), "output: %s", lv.out);
+	}
+	lv.interval_ms = o->interval_ms > 0 ? o->interval_ms : 500;
+	lv.so = o->so;
+	int rc = 1;
+	prof_nodemap *m = calloc(1, sizeof(*m));
+	agg *ag = calloc(1, sizeof(*ag));
+	if (!m || !ag || follow_sync(&lv.f) < 0)
+		goto oom;
+	sym_reopen(&lv);
+	lv.order[0] = o->gran;
+	if (sym_nodemap(m, lv.f.p, lv.sy, (enum sym_gran)o->gran) || agg_compute(ag, lv.f.p, m))
+		goto oom;
+	a.live = &lv;
+	title_update(&a);
+	if (view_init(&a.v, lv.f.p, m, ag, lv.title))
+		goto oom;
+	a.v.gran[0].owned = 1;   /* the view frees m and ag from here on */
+	m = NULL;
+	ag = NULL;
+	a.v.gran[0].name = sym_gran_name((enum sym_gran)o->gran);
+	static const int all[] = { SYM_GRAN_FUNCTION, SYM_GRAN_LINE, SYM_GRAN_ADDRESS, SYM_GRAN_MODULE };
+	for (unsigned i = 0; i < 4; i++)
+		if (all[i] != o->gran) {
+			lv.order[a.v.ngran] = all[i];
+			view_add_gran(&a.v, sym_gran_name((enum sym_gran)all[i]));
+		}
+	view_set_gran_builder(&a.v, live_gran_build, &lv);
+	if (o->argv)
+		snprintf(a.v.status, sizeof(a.v.status), "started %.60s (pid %d); its output goes to %.150s", o->argv[0],
+			 (int)pid, lv.out);
+	else
+		snprintf(a.v.status, sizeof(a.v.status), "attached to pid %d; m snapshot, d diff, p pause, w write",
+			 (int)pid);
+	lv.next_sync = mono_ms() + lv.interval_ms;
+	rc = app_run(&a);
+	view_free(&a.v);
+	free(a.line_row);
+	if (o->argv && lv.f.child_status < 0) {
+		child_stop(&lv);
+		fprintf(stderr, "mprof-tui: stopped %s (pid %d); its output is in %s\n", o->argv[0], (int)pid, lv.out);
+	} else if (o->argv) {
+		fprintf(stderr, "mprof-tui: %s (pid %d) ended; its output is in %s\n", o->argv[0], (int)pid, lv.out);
+	}
+	goto out;
+oom:
+	fprintf(stderr, "mprof-tui: pid %d: out of memory\n", (int)pid);
+	if (o->argv)
+		child_stop(&lv);
+out:
+	if (m)
+		nodemap_free(m);
+	if (ag)
+		agg_free(ag);
+	free(m);
+	free(ag);
+	for (int i = 0; i < lv.nsnaps; i++)
+		snap_free(&lv.snaps[i]);
+	prof_free(lv.d);
+	free(lv.is_new);
+	free(lv.node_new);
+	sym_close(lv.sy);
+	follow_close(&lv.f);
+	return rc;
+}
