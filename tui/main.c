@@ -82,16 +82,36 @@ static void usage(FILE *f)
 	fputs(usage_text, f);
 }
 
+/* The option path lists live until exit; atexit frees them whichever way
+ * main returns. */
+static const char **path_lists[3];
+
+static void path_lists_free(void)
+{
+	for (int i = 0; i < 3; i++)
+		free(path_lists[i]);
+}
+
+static const char **path_list(size_t n)
+{
+	static int used;
+	if (used == 0)
+		atexit(path_lists_free);
+	if (used == 3)
+		return NULL;
+	return path_lists[used++] = calloc(n + 1, sizeof(const char *));
+}
+
 int main(int argc, char **argv)
 {
 	report_opts ro = { .sort = REPORT_FLAT };
 	int top = 0, info = 0;
 	const char *gran = NULL;
 	sym_opts so = { 0 };
-	/* Room for every repeatable path option; freed at exit. */
-	const char **roots = calloc((size_t)argc, sizeof(*roots));
-	const char **spaths = calloc((size_t)argc, sizeof(*spaths));
-	const char **sdirs = calloc((size_t)argc, sizeof(*sdirs));
+	/* Room for every repeatable path option; freed at exit on every path. */
+	const char **roots = path_list((size_t)argc);
+	const char **spaths = path_list((size_t)argc);
+	const char **sdirs = path_list((size_t)argc);
 	size_t nroots = 0, nspaths = 0, nsdirs = 0;
 	if (!roots || !spaths || !sdirs)
 		return 1;
@@ -329,8 +349,5 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 	prof_free(p);
-	free(roots);
-	free(spaths);
-	free(sdirs);
 	return rc;
 }
