@@ -509,7 +509,7 @@ uint64_t follow_drain(follow *f)
 	int64_t now = follow_now_ns(f);
 	if (!f->exited) {
 		int64_t rss = follow_rss(f->pid);
-		if (rss >= 0)
+		if (rss > 0)   /* 0: a zombie, its memory already gone */
 			tl_rss(&f->tl, now, rss);
 	}
 	tl_advance(&f->tl, now / f->tl.bucket_ns);

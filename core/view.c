@@ -37,8 +37,11 @@ const view_help_line view_help_lines[] = {
 	{ "PgUp PgDn", "previous / next page" },
 	{ "Home End", "first / last row" },
 	{ "mouse", "wheel scrolls, click selects" },
-	{ "", "Later (live mode, diff)" },
-	{ "d m p w l", "diff, snapshot, pause, write, live: not available in this mode" },
+	{ "", "Live mode (--attach PID, -- CMD) and writing" },
+	{ "m", "take a snapshot (numbered, with its time and total)" },
+	{ "d", "diff two snapshots (now counts as one): growth per row, NEW rows; d again closes" },
+	{ "p", "pause / resume the updates" },
+	{ "w W", "write now, a snapshot (#N FILE) or the diff: native (w) or skynet v1 (W)" },
 };
 const size_t view_help_count = sizeof(view_help_lines) / sizeof(view_help_lines[0]);
 

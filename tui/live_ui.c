@@ -152,8 +152,8 @@ static void title_update(app *a)
 		snprintf(d, sizeof(d), "DIFF %s -> %s (%.2f s)  ", moment_name(lv, lv->from, f, sizeof(f)),
 			 moment_name(lv, lv->to, t, sizeof(t)), dt);
 	}
-	snprintf(lv->title, sizeof(lv->title), "%spid %d %s%s  %s", d, lv->f.pid, state,
-		 lv->paused && lv->f.exited ? " PAUSED" : "", cmdline(lv));
+	snprintf(lv->title, sizeof(lv->title), "pid %d %s%s  %s%s", lv->f.pid, state,
+		 lv->paused && lv->f.exited ? " PAUSED" : "", d, cmdline(lv));
 	a->v.path = lv->title;
 }
 
@@ -271,11 +271,13 @@ static int diff_open(app *a, int from, int to)
 	v->objects = 0;
 	v->sort = VIEW_SORT_FLAT;
 	v->reverse = 0;
+	v->depth = 1;   /* the table, on the largest growth */
 	if (rebuild_diff(a, 1)) {
 		lv->diff = 0;
 		view_reload(v, lv->f.p, 1);
 		return -1;
 	}
+	v->hist[0].sel = v->hist[0].top = 0;
 	char f[16], t[16], g[48];
 	fmt_delta(g, sizeof(g), v->a->total[AGG_INUSE_BYTES], 0);
 	snprintf(v->status, sizeof(v->status),

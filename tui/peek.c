@@ -23,7 +23,9 @@ static void peek_row(app *a, int yy, long r, int sel)
 	char b[64], name[600];
 	int x = 0;
 	line_set(a, yy, r);
-	put_right(a, yy, x, W_VAL, fmt_val(b, sizeof(b), val, v->objects), at);
+	/* A snapshot diff: growths carry their sign. */
+	const char *(*fmt)(char *, size_t, int64_t, int) = live_in_diff(a) ? fmt_delta : fmt_val;
+	put_right(a, yy, x, W_VAL, fmt(b, sizeof(b), val, v->objects), at);
 	put_text(a, yy, x + W_VAL, 1, " ", at, 1);
 	x += W_VAL + 1;
 	put_right(a, yy, x, W_PCT, fmt_pct(b, sizeof(b), val, view_total(v)), at);
@@ -32,7 +34,7 @@ static void peek_row(app *a, int yy, long r, int sel)
 	put_right(a, yy, x, W_PCT, fmt_pct(b, sizeof(b), val, v->cg.cum[m]), at);
 	put_text(a, yy, x + W_PCT, 1, " ", at, 1);
 	x += W_PCT + 1;
-	put_right(a, yy, x, W_OBJ, fmt_val(b, sizeof(b), oval, !v->objects), at);
+	put_right(a, yy, x, W_OBJ, fmt(b, sizeof(b), oval, !v->objects), at);
 	put_text(a, yy, x + W_OBJ, 1, " ", at, 1);
 	x += W_OBJ + 1;
 	if (part == 1) {

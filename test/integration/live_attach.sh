@@ -1,0 +1,247 @@
+#!/bin/sh
+# live_attach.sh - mprof-tui --attach PID, --attach (the list) and -- CMD on
+# real processes under libmprof.so, driven in tmux (isolated server, -L;
+# bounded polling of capture-pane). The target leaks 1000 B every 10 ms in
+# leak_here(): the diff of two snapshots must show it on top, at that rate.
+# Bad processes and segments: one line, exit status 2, no crash.
+. "$(dirname "$0")/../lib.sh"
+HOOK=$TOP/libmprof.so
+if [ ! -f "$HOOK" ]; then
+	echo "ok - # SKIP libmprof.so is not built"
+	exit 0
+fi
+cc -g -O1 -fno-omit-frame-pointer -o "$TMP/leaker" "$TOP/test/progs/live_leaker.c" || {
+	not_ok "build live_leaker"
+	exit 0
+}
+PIDS=""
+SOCK=mprof-live-$$
+SOCKDIR=${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)
+cleanup() {
+	tmux -L "$SOCK" kill-server > /dev/null 2>&1
+	rm -f "$SOCKDIR/$SOCK"
+	for p in $PIDS; do kill "$p" 2> /dev/null; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+# leaker NAME SECONDS: starts the leaker under the hook; sets LPID.
+leaker() {
+	LD_PRELOAD=$HOOK "$TMP/leaker" "$TMP/$1.go" "$2" > "$TMP/$1.out" 2>&1 &
+	PIDS="$PIDS $!"
+	LPID=$!
+	n=0
+	while [ ! -s "$TMP/$1.out" ] || [ ! -e /dev/shm/mprof-$LPID ]; do
+		n=$((n + 1))
+		[ $n -gt 200 ] && break
+		sleep 0.02
+	done
+}
+
+# --- errors, before any terminal is needed ------------------------------------
+run_status "$MPROF" --attach 2147483000
+expect_eq "attach: no such pid exits 2" "$STATUS" 2
+expect_eq "attach: no such pid, one line" "$ERR" "mprof-tui: no process 2147483000"
+sleep 60 &
+SPID=$!
+PIDS="$PIDS $SPID"
+run_status "$MPROF" --attach $SPID
+expect_eq "attach: no segment exits 2" "$STATUS" 2
+expect_match "attach: no segment says how to start it with LD_PRELOAD" "$ERR" \
+	"^mprof-tui: /dev/shm/mprof-$SPID: no segment: process $SPID \(sleep\) does not run under the hook; start it as LD_PRELOAD=/.*/libmprof\.so sleep$"
+expect_eq "attach: no segment, one line" "$(printf '%s\n' "$ERR" | wc -l)" 1
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null 2>&1; then
+	run_status setpriv --reuid=65534 --regid=65534 --clear-groups "$MPROF" --attach $SPID
+	expect_eq "attach: another user's process exits 2" "$STATUS" 2
+	expect_match "attach: another user's process" "$ERR" "^mprof-tui: process $SPID \(sleep\) belongs to root \(uid 0\), not to you: refused$"
+else
+	echo "ok - # SKIP another user's process: needs root and setpriv"
+fi
+
+# A real segment to corrupt, copied from a running leaker.
+leaker seg 30
+cp /dev/shm/mprof-$LPID "$TMP/seg.copy"
+kill $LPID
+wait $LPID 2> /dev/null
+rm -f /dev/shm/mprof-$LPID   # killed by a signal: the hook had no chance to
+FAKE=/dev/shm/mprof-$SPID
+# corrupt NAME REGEX: the segment under the sleep's pid is refused, exit 2.
+corrupt() {
+	run_status "$MPROF" --attach $SPID
+	expect_eq "corrupt segment ($1): exit status 2" "$STATUS" 2
+	expect_match "corrupt segment ($1): message" "$ERR" "^mprof-tui: $FAKE: $2"
+}
+head -c 100000 /dev/urandom > $FAKE && chmod 600 $FAKE
+corrupt "bad magic" "offset 0: not an mprof segment$"
+cp "$TMP/seg.copy" $FAKE && chmod 600 $FAKE
+printf '\007\000\000\000' | dd of=$FAKE bs=1 seek=8 conv=notrunc 2> /dev/null
+corrupt "another version" "offset 8: segment version 7 .*this mprof reads version [0-9]+$"
+cp "$TMP/seg.copy" $FAKE && chmod 600 $FAKE
+# off[SEG_R_STACKS] lies after magic..cmdline (8+4+4+8+8+8+8+4*4+512 bytes).
+printf '\377\377\377\377\377\377\377\000' | dd of=$FAKE bs=1 seek=576 conv=notrunc 2> /dev/null
+corrupt "offset out of range" "offset 576: stacks region out of bounds$"
+head -c 8192 "$TMP/seg.copy" > $FAKE && chmod 600 $FAKE
+corrupt "truncated" "offset 16: segment claims [0-9]+ bytes, 8192 mapped$"
+head -c 100 "$TMP/seg.copy" > $FAKE && chmod 600 $FAKE
+corrupt "shorter than a header" "offset 0: 100 bytes, too short for a segment header$"
+cp "$TMP/seg.copy" $FAKE && chmod 644 $FAKE
+corrupt "mode 0644" "mode 0644, not 0600: refused"
+chmod 600 $FAKE
+corrupt "another process's segment" "offset 24: segment of pid $LPID, not $SPID$"
+if [ "$(id -u)" = 0 ]; then
+	chown 65534 $FAKE
+	corrupt "another owner" "owned by uid 65534, not by you \(uid 0\): refused$"
+fi
+rm -f $FAKE
+run_status "$MPROF" --attach $SPID --interval 5
+expect_eq "attach: --interval below 10 ms exits 2" "$STATUS" 2
+
+# --- the list -------------------------------------------------------------------
+leaker a 30
+A=$LPID
+leaker b 30
+B=$LPID
+sh -c 'exit 0' &
+DEAD=$!
+wait $DEAD
+cp "$TMP/seg.copy" /dev/shm/mprof-$DEAD && chmod 600 /dev/shm/mprof-$DEAD
+run_status "$MPROF" --attach
+expect_eq "list: exit status 0" "$STATUS" 0
+expect_match "list: header" "$(printf '%s\n' "$OUT" | head -1)" "^ +PID +STARTED +IN USE +COMMAND$"
+expect_match "list: first hooked process" "$OUT" "^ *$A +20[0-9-]+ [0-9:]+ +[0-9.]+ [KM]?i?B +$TMP/leaker $TMP/a.go 30$"
+expect_match "list: second hooked process" "$OUT" "^ *$B +20[0-9-]+ [0-9:]+ +[0-9.]+ [KM]?i?B +$TMP/leaker $TMP/b.go 30$"
+expect_eq "list: the stale segment is not listed" "$(printf '%s\n' "$OUT" | grep -c "^ *$DEAD ")" 0
+expect_match "list: the stale segment is removed, and said so" "$ERR" "removed /dev/shm/mprof-$DEAD: process $DEAD is gone"
+expect_eq "list: the stale segment file is gone" "$(ls /dev/shm/mprof-$DEAD 2> /dev/null)" ""
+touch "$TMP/a.go" "$TMP/b.go"
+
+# --- the live screens in tmux ------------------------------------------------------
+if ! command -v tmux > /dev/null 2>&1; then
+	echo "ok - # SKIP tmux is not installed"
+	exit 0
+fi
+tm() { tmux -u -L "$SOCK" -f /dev/null "$@"; }
+screen() { tm capture-pane -p -t t; }
+wait_for() {
+	n=0
+	while [ "$n" -lt "${2:-80}" ]; do
+		screen | grep -F -q -- "$1" && return 0
+		sleep 0.1
+		n=$((n + 1))
+	done
+	return 1
+}
+check() {
+	if wait_for "$2" "$3"; then ok "$1"; else not_ok "$1" "no '$2' on the screen:" "$(screen | head -14)"; fi
+}
+keys() { tm send-keys -t t "$@"; }
+start() {
+	tm kill-session -t t > /dev/null 2>&1
+	tm new-session -d -s t -x 150 -y 30 \
+		"env -i PATH=\"$PATH\" HOME=\"$TMP\" TMPDIR=\"$TMP\" TERM=screen-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 PS1='$ ' sh"
+	wait_for '$' || not_ok "shell prompt in tmux" "$(screen)"
+	keys "cd '$TMP'" Enter
+}
+# to_bytes "+196 KiB": the value in bytes.
+to_bytes() {
+	echo "$1" | awk '{ v = $1 + 0; u = $2
+		if (u == "KiB") v *= 1024; else if (u == "MiB") v *= 1048576; else if (u == "GiB") v *= 1073741824
+		printf "%d\n", v }'
+}
+# growth_check WHAT: the diff on screen: leak_here on top, growing at
+# 100,000 B/s over the interval in the title, within 20 %.
+growth_check() {
+	check "$1: diff of #1 and #2 opens" "DIFF #1 -> #2"
+	row=$(screen | grep -E '^ +1 ' | head -1)
+	expect_match "$1: leak_here is the top row of the diff" "$row" "^ +1 +\+[0-9.]+ [KM]iB .* leak_here$"
+	dt=$(screen | sed -n 1p | sed -n 's/.*DIFF #1 -> #2 (\([0-9.]*\) s).*/\1/p')
+	got=$(to_bytes "$(echo "$row" | awk '{ print substr($2, 2), $3 }')")
+	want=$(awk -v t="$dt" 'BEGIN { printf "%d\n", t * 100000 }')
+	if [ -n "$dt" ] && awk -v g="$got" -v w="$want" 'BEGIN { exit !(w > 0 && g >= w * 0.8 && g <= w * 1.2) }'; then
+		ok "$1: growth $got B over $dt s matches 100,000 B/s within 20 %"
+	else
+		not_ok "$1: growth matches the leak rate" "got $got B over '$dt' s, want about $want" "$(screen | head -8)"
+	fi
+	expect_match "$1: the status line explains the diff" "$(screen | sed -n 29p)" "^growth #1 -> #2: \+[0-9.]+ [KM]iB in use; largest first, NEW ="
+}
+
+# --attach PID
+leaker t 40
+T=$LPID
+start
+keys "'$MPROF' --attach $T --interval 200; echo EXIT=\$?" Enter
+check "attach: the table opens on the live process" "Main table"
+check "attach: the leaking function shows" "leak_here"
+expect_match "attach: title names the pid, running" "$(screen | sed -n 1p)" "pid $T running +$TMP/leaker"
+expect_match "attach: timeline strip with heap and rss numbers" "$(screen | sed -n 3p)" \
+	"^ heap [0-9.]+ [KM]?i?B \(peak [0-9.]+ [KM]?i?B\)  rss [0-9.]+ [KM]?i?B \(peak [0-9.]+ [KM]?i?B\)  100 ms/col"
+expect_match "attach: heap sparkline" "$(screen | sed -n 4p)" "^ heap .*[▁▂▃▄▅▆▇█]"
+expect_match "attach: rss sparkline" "$(screen | sed -n 5p)" "^ rss  .*[▁▂▃▄▅▆▇█]"
+keys d
+check "d before any snapshot says what to do" "no snapshot yet: m takes one"
+keys m
+check "m takes snapshot #1" "snapshot #1 at"
+sleep 2
+keys m
+check "m takes snapshot #2" "snapshot #2 at"
+expect_match "the strip lists both snapshots" "$(screen | sed -n 3p)" "snaps #1 \+[0-9.]+s .* #2 \+[0-9.]+s"
+keys d
+check "d asks which two, first and latest by default" "diff FROM TO, snapshot numbers or now [1 2]:"
+keys Enter
+growth_check "attach"
+keys Enter
+check "Enter on the growth row: its callers" "Callers"
+expect_match "callers of leak_here: main, with the growth" "$(screen)" "\+[0-9.]+ [KM]iB .* main"
+keys Escape
+check "back to the diff table" "Main table"
+keys p
+check "p pauses" "paused: the screen holds still"
+expect_match "title says PAUSED" "$(screen | sed -n 1p)" "pid $T PAUSED"
+keys p
+check "p resumes" "resumed"
+keys d
+check "d closes the diff" "diff closed: the live profile again"
+touch "$TMP/t.go"
+check "the process exits: the screen says so" "final state kept" 100
+expect_match "title says EXITED" "$(screen | sed -n 1p)" "pid $T EXITED"
+keys t
+check "after the exit the tree still works" "Call tree"
+keys Escape w
+check "w asks where to write" "write now (native) to [mprof-$T-now.pro]"
+keys Enter
+check "w writes the final state" "wrote mprof-$T-now.pro (native"
+blocks=$(sed -n 's/^leaked \([0-9]*\) blocks$/\1/p' "$TMP/t.out")
+got=$("$MPROF" --top=flat --format=tsv "$TMP/mprof-$T-now.pro" | awk -F '\t' '$5 == "leak_here" { print $1 " " $2 }')
+expect_eq "written final state: leak_here holds every leaked block (1000 B each)" "$got" "$((blocks * 1000)) $blocks"
+keys m
+check "m after the exit still works" "snapshot #3 at"
+keys W "s3.pro" Enter
+check "W writes skynet v1" "wrote s3.pro (skynet v1"
+expect_match "the v1 file reads back" "$("$MPROF" --top=flat "$TMP/s3.pro" 2>&1 | sed -n 2p)" "^No:"
+keys q
+check "q quits with status 0" "EXIT=0"
+
+# -- CMD
+start
+keys "'$MPROF' --interval 200 -- '$TMP/leaker' '$TMP/c.go' 40; echo EXIT=\$?" Enter
+check "-- CMD: the table opens" "leak_here"
+out=$(screen | sed -n 's/.*its output goes to \([^ ]*\.out\).*/\1/p' | head -1)
+[ -n "$out" ] || out=$(screen | sed -n 's/.*output: \([^ ]*\.out\).*/\1/p' | head -1)
+expect_match "-- CMD: the output file is named on the status line" "$out" "^$TMP/mprof-leaker-.*\.out$"
+cpid=$(head -1 "$out" 2> /dev/null)
+expect_match "-- CMD: the program's output went to that file" "$cpid" "^[0-9]+$"
+expect_match "-- CMD: title names the child" "$(screen | sed -n 1p)" "pid $cpid running +$TMP/leaker"
+keys m
+check "-- CMD: snapshot #1" "snapshot #1 at"
+sleep 2
+keys m
+check "-- CMD: snapshot #2" "snapshot #2 at"
+keys d Enter
+growth_check "-- CMD"
+touch "$TMP/c.go"
+check "-- CMD: the program's exit shows with its status" "EXITED (status 0)" 100
+keys d
+check "-- CMD: the diff still closes after the exit" "diff closed"
+keys q
+check "-- CMD: q quits" "EXIT=0"
+expect_match "-- CMD: leaving says where the output is" "$(screen)" "ended; its output is in $TMP/mprof-leaker-"
