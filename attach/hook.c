@@ -51,7 +51,9 @@ static uint64_t lane_count, lane_cap;
 static uint64_t lanes_used;        /* bit l: lane l has an owner */
 static pthread_key_t thread_key;   /* its destructor runs at thread exit */
 static int thread_key_ok;
+static int use_cache = 1;          /* MPROF_CACHE: the per-thread stack cache */
 static void thread_exit(void *arg);
+static void busy_done(void);
 
 /* ---- bootstrap arena: allocations made while dlsym resolves us ---------- */
 
@@ -285,7 +287,7 @@ static void fork_parent(void)
 {
 	if (hook_seg)
 		live_unlock_all();
-	th.busy--;
+	busy_done();
 }
 
 /* The child copies what the parent recorded into a segment of its own. */
@@ -362,7 +364,7 @@ __attribute__((destructor)) static void hook_fini(void)
 	char sp[64];
 	seg_path(sp, sizeof(sp), (int)h->pid);
 	unlink(sp);
-	th.busy--;
+	busy_done();
 }
 
 /* Shells (dash) and forked children leave with _exit: dump and clean up
@@ -419,6 +421,7 @@ static void hook_init(void)
 	int fp = uw && !strcmp(uw, "fp");
 	if (uw && *uw && !fp && strcmp(uw, "libunwind"))
 		say("MPROF_UNWIND: use libunwind or fp; using libunwind", "", "");
+	use_cache = (int)env_num("MPROF_CACHE", 1, 0, 1);
 	uint64_t stacks = env_num("MPROF_STACKS", 1 << 18, 1024, 1u << 30);
 	uint64_t ring = 1;
 	uint64_t want_ring = env_num("MPROF_RING", 1 << 16, 1, 1u << 28);
@@ -499,7 +502,7 @@ static void thread_exit(void *arg)
 	scache_free(c);
 	if (l)
 		__atomic_fetch_and(&lanes_used, ~(1ull << l), __ATOMIC_RELEASE);
-	th.busy--;
+	busy_done();
 }
 
 /* First recorded call of a thread: its id, a lane if one is free, and the
@@ -557,7 +560,7 @@ static void record_alloc(void *p, size_t n, uint64_t fa)
 	uint32_t id = UINT32_MAX;
 	if (th.sc) {
 		id = scache_lookup(th.sc, fa, &trunc);
-	} else if (th.state == 1 && ++th.calls == SC_WARMUP) {
+	} else if (th.state == 1 && ++th.calls == SC_WARMUP && use_cache) {
 		th.sc = scache_new(th.tid);
 	}
 	if (id == UINT32_MAX) {
@@ -614,9 +617,58 @@ static inline int hook_enter(void)
 	return 1;
 }
 
+/* ---- frees that arrive while the thread is inside the hook ------------- */
+
+/* A signal handler that frees a block while its thread is inside the hook
+ * cannot take it out of the live table (the thread may hold a shard lock):
+ * the block is parked here, and the hook takes it out and frees it when it
+ * leaves.  Until then the allocator cannot hand the address to anyone else,
+ * so the entry taken out is the right one.  A handler that parks, interrupted
+ * by another, is whole before the first resumes; the taker uses a CAS. */
+static int defer_push(void *p)
+{
+	uint32_t n = th.ndefer;
+	if (n >= HOOK_DEFER)
+		return 0;
+	th.defer[n] = p;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	th.ndefer = n + 1;
+	return 1;
+}
+
+static void record_free(void *p);
+
+/* Called with busy 0: records and frees the parked blocks. */
+static void defer_run(void)
+{
+	th.busy = 1;
+	for (;;) {
+		uint32_t n = __atomic_load_n(&th.ndefer, __ATOMIC_RELAXED);
+		if (!n)
+			break;
+		void *p = th.defer[n - 1];
+		if (!__atomic_compare_exchange_n(&th.ndefer, &n, n - 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			continue;   /* a handler parked one more meanwhile */
+		if (hook_seg)
+			record_free(p);
+		real_free(p);
+	}
+	th.busy = 0;
+}
+
 static inline void hook_leave(void)
 {
 	th.busy = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (unlikely(th.ndefer))
+		defer_run();
+}
+
+/* busy-- for the paths outside the hot path. */
+static void busy_done(void)
+{
+	if (!--th.busy && th.ndefer)
+		defer_run();
 }
 
 /* The interposed function's own frame (attach/ is built with frame
@@ -652,6 +704,8 @@ EXPORT void free(void *p)
 	if (hook_enter()) {
 		record_free(p);
 		hook_leave();
+	} else if (th.busy && __atomic_load_n(&hook_state, __ATOMIC_RELAXED) == 2 && defer_push(p)) {
+		return;
 	}
 	real_free(p);
 }

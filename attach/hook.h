@@ -11,6 +11,7 @@
 
 #define HOOK_MAX_DEPTH 256
 #define HOOK_TLS __attribute__((tls_model("initial-exec")))
+#define HOOK_DEFER 16   /* frees parked while the thread is inside the hook */
 
 /* The segment of this process, or NULL when recording is off. */
 extern seg_header *hook_seg;
@@ -34,6 +35,8 @@ typedef struct hook_thread {
 	struct scache *sc; /* stack cache, or NULL; owned, unmapped at thread exit */
 	uint32_t drops;    /* ring events overwritten unread, not yet in the header */
 	struct ring_stage *stage; /* events not yet in the ring, or NULL; owned */
+	uint32_t ndefer;   /* blocks freed by signal handlers inside the hook */
+	void *defer[HOOK_DEFER];
 	uint32_t cache_hash[64]; /* hash -> stack id cache (low bits index) */
 	uint32_t cache_id[64];
 } hook_thread;

@@ -47,6 +47,20 @@ MPROF_UNWIND=fp MPROF_OUT=$TMP/leaks.fp.pro LD_PRELOAD=$HOOK "$TMP/leaks" > /dev
 expect_eq "hook: fp unwinding, calloc leak" "$(sumf "$TMP/leaks.fp.pro" leak_calloc flat)" "240 5"
 expect_eq "hook: fp unwinding, realloc leak" "$(sumf "$TMP/leaks.fp.pro" leak_realloc flat)" "4096 1"
 
+# The stack cache: one call site, same depth, two outer callers interleaved
+# (with and without frame pointers; libunwind and fp; cache on and off).
+for opt in "-O1 -fno-omit-frame-pointer" "-O2 -fomit-frame-pointer"; do
+	cc -g $opt -o "$TMP/callers" "$P/hook_callers.c" || { not_ok "build hook_callers"; continue; }
+	for uw in libunwind fp nocache; do
+		case "$uw $opt" in fp*-fomit*) continue ;; esac
+		cache=1; u=$uw
+		[ "$uw" = nocache ] && { cache=0; u=libunwind; }
+		MPROF_CACHE=$cache MPROF_UNWIND=$u MPROF_OUT=$TMP/callers.pro LD_PRELOAD=$HOOK "$TMP/callers"
+		expect_eq "hook stack cache ($opt, $uw): first caller" "$(sumf "$TMP/callers.pro" via_a cum)" "48000 3000"
+		expect_eq "hook stack cache ($opt, $uw): second caller" "$(sumf "$TMP/callers.pro" via_b cum)" "48000 2000"
+	done
+done
+
 # MPROF_DEPTH=1 keeps only the leaf.
 MPROF_DEPTH=1 MPROF_OUT=$TMP/leaks.d1.pro LD_PRELOAD=$HOOK "$TMP/leaks" > /dev/null
 expect_eq "hook: MPROF_DEPTH=1 keeps the leaf" "$(sumf "$TMP/leaks.d1.pro" leak_malloc flat)" "1000 10"

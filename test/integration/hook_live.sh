@@ -90,3 +90,10 @@ LD_PRELOAD=$HOOK MPROF_FOLLOW=0 MPROF_OUT="$TMP/n.%p.pro" sh -c "$TMP/leaks > /d
 expect_eq "hook: MPROF_FOLLOW=0, only the first process" "$(ls "$TMP"/n.*.pro | wc -l)" 1
 expect_eq "hook: MPROF_FOLLOW=0 strips LD_PRELOAD for children" \
 	"$(LD_PRELOAD=$HOOK MPROF_FOLLOW=0 sh -c 'env' | grep -c libmprof)" 0
+
+# Blocks freed by a signal handler while the thread is inside the hook are
+# still taken out of the live table: in use at exit is exact.
+cc $CFL -o "$TMP/sig" "$P/stress_signals.c"
+MPROF_OUT=$TMP/sig.pro LD_PRELOAD=$HOOK "$TMP/sig" 300000 2> "$TMP/sig.err"
+expect_eq "hook: signal handler frees inside the hook, exit status" "$?" 0
+expect_eq "hook: blocks a signal handler freed are not in use" "$(sumf "$TMP/sig.pro" pool_alloc flat)" "$(cat "$TMP/sig.err")"
