@@ -6,3 +6,4 @@ CONSUMER_SRC += attach/follow.c attach/listing.c attach/launch.c
 
 # Where make install puts the hook, the launcher's last guess.
 $(B)/attach/launch.o: CFLAGS += -DMPROF_PREFIX=\"$(PREFIX)\"
+TOOLS += bench_live
