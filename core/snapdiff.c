@@ -73,7 +73,8 @@ prof *snap_delta(const prof *p, const snap *from, const snap *to, uint8_t **is_n
 	}
 	for (size_t i = 0; i < n_to; i++) {
 		const prof_sample *x = &p->samples.v[i];
-		snap_counts a = counts_at(p, from, i), b = counts_at(p, to, i);
+		snap_counts a = from ? counts_at(p, from, i) : (snap_counts){ 0, 0, 0, 0 };
+		snap_counts b = counts_at(p, to, i);
 		if (nw && a.alloc_objs && x->stack < p->stacks.len)
 			nw[x->stack] = 0;
 		if (b.alloc_objs == a.alloc_objs && b.free_objs == a.free_objs && b.alloc_bytes == a.alloc_bytes &&
