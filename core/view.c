@@ -156,6 +156,7 @@ size_t view_nrows(const view *v)
 	case VIEW_PEEK: return v->cg_valid ? v->cg.ncallers_shown + 1 + v->cg.ncallees_shown : 0;
 	case VIEW_TREE: return v->tree_valid ? v->tree.nvis : 0;
 	case VIEW_HELP: return view_help_count;
+	case VIEW_SOURCE: return v->source_rows;
 	}
 	return 0;
 }
@@ -188,7 +189,7 @@ uint32_t view_row_node(const view *v, size_t row)
 		return e ? e->node : v->cg.node;
 	}
 	case VIEW_TREE: return v->tree.n[v->tree.vis[row]].node;
-	case VIEW_HELP: return UINT32_MAX;
+	case VIEW_HELP: case VIEW_SOURCE: return UINT32_MAX;
 	}
 	return UINT32_MAX;
 }
@@ -453,7 +454,7 @@ int view_move_to(view *v, size_t row)
 int view_enter(view *v)
 {
 	view_screen *s = view_cur(v);
-	if (s->kind == VIEW_HELP)
+	if (s->kind == VIEW_HELP || s->kind == VIEW_SOURCE)
 		return view_back(v);
 	uint32_t node = view_row_node(v, s->sel);
 	if (node == UINT32_MAX) {
@@ -716,6 +717,21 @@ int view_help(view *v)
 	return push(v, VIEW_HELP, UINT32_MAX);
 }
 
+int view_open_source(view *v, uint32_t node, size_t nrows, size_t sel)
+{
+	if (view_cur(v)->kind == VIEW_SOURCE)
+		v->depth--;   /* one source pane at a time */
+	v->source_rows = nrows;
+	if (push(v, VIEW_SOURCE, node))
+		return -1;
+	view_cur(v)->sel = sel;
+	/* The cursor line a third down the page, for context above it. */
+	size_t page = v->page ? v->page : 1;
+	view_cur(v)->top = sel > page / 3 ? sel - page / 3 : 0;
+	clamp(v);
+	return 0;
+}
+
 int view_unavailable(view *v, int key)
 {
 	const char *what = key == 'd' ? "diff" : key == 'm' ? "snapshot" : key == 'p' ? "pause"
@@ -795,7 +811,7 @@ int view_reload(view *v, const prof *p, int frames_changed)
 	int top_part = 0, rc = 0;
 	view_screen *cur = view_cur(v);
 	for (int i = 1; i < v->depth; i++)
-		if (v->hist[i].kind == VIEW_PEEK)
+		if (v->hist[i].kind == VIEW_PEEK || v->hist[i].kind == VIEW_SOURCE)
 			centre[i] = strdup(view_node_name(v, v->hist[i].node));
 	if (v->hist[0].sel < v->nrows)
 		tsel = strdup(view_node_name(v, v->rows[v->hist[0].sel]));
@@ -861,6 +877,10 @@ int view_reload(view *v, const prof *p, int frames_changed)
 
 	/* Put the screens back. */
 	for (int i = 1; i < v->depth; i++) {
+		if (v->hist[i].kind == VIEW_SOURCE) {   /* its text stays; the node may go */
+			v->hist[i].node = node_by_name(v, centre[i]);
+			continue;
+		}
 		if (v->hist[i].kind != VIEW_PEEK)
 			continue;
 		uint32_t n = node_by_name(v, centre[i]);

@@ -13,7 +13,7 @@
 #include "core/filter.h"
 #include "core/tree.h"
 
-enum view_kind { VIEW_TABLE, VIEW_PEEK, VIEW_TREE, VIEW_HELP };
+enum view_kind { VIEW_TABLE, VIEW_PEEK, VIEW_TREE, VIEW_HELP, VIEW_SOURCE };
 
 /* Sortable columns of the table, in '<' '>' order. */
 enum view_sort { VIEW_SORT_FLAT, VIEW_SORT_CUM, VIEW_SORT_OBJS, VIEW_SORT_NAME, VIEW_NSORT };
@@ -25,7 +25,7 @@ enum view_sort { VIEW_SORT_FLAT, VIEW_SORT_CUM, VIEW_SORT_OBJS, VIEW_SORT_NAME, 
 /* One screen in the history: what it shows and where its cursor is. */
 typedef struct view_screen {
 	enum view_kind kind;
-	uint32_t node;      /* PEEK: the centre node */
+	uint32_t node;      /* PEEK: the centre node; SOURCE: the row's node */
 	size_t sel, top;    /* selected row, first row drawn */
 } view_screen;
 
@@ -71,6 +71,7 @@ typedef struct view {
 	view_screen hist[VIEW_HISTORY];
 	int depth;                    /* hist[depth - 1] is on screen */
 	size_t page;                  /* rows per page, set by the drawer */
+	size_t source_rows;           /* SOURCE: lines of the pane, set by its opener */
 	char status[VIEW_STATUS_LEN]; /* one-line message; "" for none */
 } view;
 
@@ -131,6 +132,9 @@ int view_filters_clear(view *v);                   /* c */
 int view_next_match(view *v, int dir);             /* n (+1), N (-1) */
 int view_gran_next(view *v);                       /* g */
 int view_help(view *v);                            /* ?, F1 */
+/* l: the source pane of node, nrows lines (the caller's text), the cursor
+ * on line sel. */
+int view_open_source(view *v, uint32_t node, size_t nrows, size_t sel);
 int view_unavailable(view *v, int key);            /* d m p w l */
 
 /* The profile under the view changed (a live refresh, a switch to or from

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "core/export.h"
 #include "symbols/sym.h"
 #include "tui/app.h"
 #include "tui/tui.h"
@@ -46,6 +47,7 @@ const screen_ops *app_ops(const app *a)
 	case VIEW_PEEK: return &peek_ops;
 	case VIEW_TREE: return &tree_ops;
 	case VIEW_HELP: return &help_ops;
+	case VIEW_SOURCE: return &source_ops;
 	default: return &table_ops;
 	}
 }
@@ -146,14 +148,19 @@ static int common_key(app *a, int key)
 		}
 		return REACT_QUIT;
 	case 'Q': return REACT_QUIT;
-	case 'd': case 'm': case 'p':
+	case 'd':
+		if (!a->live && a->fd)
+			return filediff_toggle(a) | REACT_REDRAW;
+		/* fall through */
+	case 'm': case 'p':
 		if (!a->live) {
 			view_unavailable(v, key);
 			break;
 		}
 		/* fall through */
 	case 'w': case 'W': return live_key(a, key) | REACT_REDRAW;
-	case 'l': view_unavailable(v, key); break;
+	case 'e': return REACT_PROMPT_EXPORT | REACT_REDRAW;
+	case 'l': return source_open(a) | REACT_REDRAW;
 	case KEY_MOUSE: mouse_key(a); break;
 	case KEY_RESIZE: break;
 	default:
@@ -260,23 +267,59 @@ static void apply_prompts(app *a, int r)
 		live_prompt_answer(a, ans);
 		free(ans);
 	}
+	if (r & REACT_PROMPT_EXPORT) {
+		char *fmt = prompt(a, "export as pprof, folded, skynet or native [folded]: ");
+		if (!fmt) {
+			snprintf(a->v.status, sizeof(a->v.status), "export cancelled");
+			return;
+		}
+		int f = export_parse(*fmt ? fmt : "folded");
+		if (f < 0) {
+			snprintf(a->v.status, sizeof(a->v.status), "export: '%.60s' is not pprof, folded, skynet or native",
+				 fmt);
+			free(fmt);
+			return;
+		}
+		free(fmt);
+		char dflt[300], lead[400];
+		export_ui_default(a, f, dflt, sizeof(dflt));
+		snprintf(lead, sizeof(lead), "export to file [%s]: ", dflt);
+		char *file = prompt(a, lead);
+		if (!file)
+			snprintf(a->v.status, sizeof(a->v.status), "export cancelled");
+		else
+			export_ui_write(a, f, *file ? file : dflt);
+		free(file);
+	}
 }
 
 /* ---- granularities from symbols ---------------------------------------- */
 
-typedef struct gran_ctx {
-	sym *sy;
-	int order[VIEW_MAX_GRAN];   /* sym_gran of each view granularity */
-} gran_ctx;
-
+/* File mode's builder: the symbols over the profile on screen (NEW's or
+ * the diff's); with none, the recorded names. */
 static int gran_build(void *ctx, unsigned idx, const prof *p, prof_nodemap *m, char *err, size_t errlen)
 {
-	gran_ctx *g = ctx;
-	if (sym_nodemap(m, p, g->sy, (enum sym_gran)g->order[idx])) {
+	app *a = ctx;
+	if (sym_nodemap(m, p, a->sy, (enum sym_gran)a->gran_order[idx])) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	return 0;
+}
+
+int app_in_diff(const app *a)
+{
+	return live_in_diff(a) || filediff_on(a);
+}
+
+int app_node_is_new(app *a, uint32_t node)
+{
+	return live_node_is_new(a, node);
+}
+
+struct sym *app_sym(const app *a)
+{
+	return a->live ? live_sym(a) : a->sy;
 }
 
 static void install_signals(void)
@@ -296,29 +339,59 @@ static void install_signals(void)
 	sigaction(SIGFPE, &sa, NULL);
 }
 
-int tui_run(const prof *p, const prof_nodemap *m, const agg *ag, const char *path, struct sym *sy, int gran)
+/* The first status line: modules that could not be read, each once. */
+static void missing_status(app *a)
+{
+	const sym_missing_module *mm;
+	size_t n = a->sy ? sym_missing(a->sy, &mm) : 0;
+	if (!n)
+		return;
+	size_t at = (size_t)snprintf(a->v.status, sizeof(a->v.status), "%zu module%s not found: ", n,
+				     n > 1 ? "s" : "");
+	for (size_t i = 0; i < n && at < sizeof(a->v.status); i++)
+		at += (size_t)snprintf(a->v.status + at, sizeof(a->v.status) - at, "%s%s", i ? ", " : "",
+				       mm[i].path);
+	if (at < sizeof(a->v.status))
+		snprintf(a->v.status + at, sizeof(a->v.status) - at, " (their frames keep the recorded names)");
+}
+
+int tui_run(const tui_file_opts *o)
 {
 	static app a;   /* static: the crash handler and atexit may need it */
 	memset(&a, 0, sizeof(a));
-	if (view_init(&a.v, p, m, ag, path)) {
-		fprintf(stderr, "mprof-tui: %s: out of memory\n", path);
+	if (view_init(&a.v, o->p, o->m, o->a, o->path)) {
+		fprintf(stderr, "mprof-tui: %s: out of memory\n", o->path);
 		return 1;
 	}
-	gran_ctx gc = { .sy = sy };
-	a.v.gran[0].name = sym_gran_name((enum sym_gran)gran);
-	gc.order[0] = gran;
-	if (sy) {
+	a.sy = o->sy;
+	a.v.gran[0].name = sym_gran_name((enum sym_gran)o->gran);
+	a.gran_order[0] = o->gran;
+	if (o->sy) {
 		static const int all[] = { SYM_GRAN_FUNCTION, SYM_GRAN_LINE, SYM_GRAN_ADDRESS, SYM_GRAN_MODULE };
 		for (unsigned i = 0; i < 4; i++)
-			if (all[i] != gran) {
-				gc.order[a.v.ngran] = all[i];
+			if (all[i] != o->gran) {
+				a.gran_order[a.v.ngran] = all[i];
 				view_add_gran(&a.v, sym_gran_name((enum sym_gran)all[i]));
 			}
-		view_set_gran_builder(&a.v, gran_build, &gc);
+	}
+	/* Always a builder: a diff toggle rebuilds the maps through it. */
+	view_set_gran_builder(&a.v, gran_build, &a);
+	if (o->alloc)
+		view_toggle_alloc(&a.v);
+	if (o->objects)
+		view_toggle_objects(&a.v);
+	missing_status(&a);
+	if (o->base && filediff_init(&a, o->base, o->base_path, o->so)) {
+		fprintf(stderr, "mprof-tui: out of memory\n");
+		view_free(&a.v);
+		return 1;
 	}
 
 	int rc = app_run(&a);
 	view_free(&a.v);
+	filediff_free(&a);
+	source_free(&a);
+	nodeinfo_free(&a);
 	free(a.line_row);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include <curses.h>
 
 #include "core/view.h"
+#include "symbols/sym.h"
 
 /* What a key handler asks for; app.c acts on it. No handler draws. */
 enum {
@@ -17,6 +18,7 @@ enum {
 	REACT_PROMPT_HIDE = 8,   /* read a hide regex */
 	REACT_UNHANDLED = 16,    /* not this screen's key: try the common keys */
 	REACT_PROMPT_LIVE = 32,  /* read the answer live_ui.c asked for (w, d) */
+	REACT_PROMPT_EXPORT = 64,/* read an export format and file name (e) */
 };
 
 /* Colour/attribute roles, set once from the terminal and NO_COLOR. */
@@ -33,6 +35,11 @@ typedef struct app {
 	int utf8;                /* the locale can show the box/arrow glyphs */
 	attr_t attr[ATTR_N];
 	struct live_ui *live;    /* live mode (live_ui.c); NULL for a file */
+	struct sym *sy;          /* file mode: symbols over v.p (NULL: raw names) */
+	int gran_order[VIEW_MAX_GRAN]; /* file mode: sym_gran of each granularity */
+	struct file_diff *fd;    /* two files given: filediff.c; else NULL */
+	struct source_pane *src; /* the source screen's text (source.c) */
+	struct node_info *ni;    /* per node locations and inline edges (nodeinfo.c) */
 } app;
 
 typedef struct keybar_item {
@@ -52,7 +59,7 @@ typedef struct screen_ops {
 	int (*page)(const app *a);
 } screen_ops;
 
-extern const screen_ops table_ops, peek_ops, tree_ops, help_ops;
+extern const screen_ops table_ops, peek_ops, tree_ops, help_ops, source_ops;
 
 /* chrome.c: title, status line, key bar and the text helpers. */
 void chrome_init_attrs(app *a);
@@ -65,6 +72,9 @@ void put_right(app *a, int y, int x, int width, const char *s, attr_t at);
 /* Formats v (bytes in human units, or a count) / a percentage of total. */
 const char *fmt_val(char *buf, size_t len, int64_t v, int objects);
 const char *fmt_pct(char *buf, size_t len, int64_t v, int64_t total);
+/* A node's row label: its name and, at function granularity, where in
+ * the source it allocates ("name  file.c:12"). Returns buf or the name. */
+const char *node_label(app *a, uint32_t node, char *buf, size_t len);
 /* The row at screen line y, or -1; and marks line y as showing row. */
 void line_set(app *a, int y, long row);
 /* Keeps the selection in view for a list whose row r is drawn on list line
@@ -96,6 +106,41 @@ int live_node_is_new(app *a, uint32_t node);
 const char *live_status_note(const app *a);
 /* Formats a growth with its sign ("+2.81 KiB", "-3", "0"). */
 const char *fmt_delta(char *buf, size_t len, int64_t v, int objects);
+
+/* app.c: a diff is on screen (live snapshots or two files): values are
+ * signed; and whether a node is NEW in it (live mode only). */
+int app_in_diff(const app *a);
+int app_node_is_new(app *a, uint32_t node);
+/* The symbols over the profile on screen (NULL: raw names only). */
+struct sym *app_sym(const app *a);
+/* live_ui.c: the live sym (over the live profile or its diff). */
+struct sym *live_sym(const app *a);
+
+/* filediff.c: two files, BASE and NEW. d toggles NEW - BASE on every screen;
+ * the view keeps its screens. fd's strings and base are borrowed. */
+int filediff_init(app *a, const prof *base, const char *base_path, const sym_opts *so);
+int filediff_toggle(app *a);           /* d; returns REACT_* */
+int filediff_on(const app *a);
+void filediff_free(app *a);
+
+/* export_ui.c: e. A default file name for format f (does not exist yet)
+ * and the write of the view on screen (its profile, granularity and metric). */
+const char *export_ui_default(const app *a, int f, char *buf, size_t len);
+void export_ui_write(app *a, int f, const char *file);
+
+/* source.c: l opens the source pane of the selected row (returns REACT_*);
+ * source_free drops its text. */
+int source_open(app *a);
+void source_free(app *a);
+
+/* nodeinfo.c: per node of the map on screen, the source location shown at
+ * function granularity ("file.c:123", "" for none; frame and inline level
+ * it comes from, may be NULL), and whether the edge inner -> outer (callee
+ * -> caller) is an inline one. Cached per map (symbols/nodeloc.h and
+ * core/inline_edges.h compute them). */
+const char *nodeinfo_loc(app *a, uint32_t node, uint32_t *frame, uint32_t *level);
+int nodeinfo_inline_edge(app *a, uint32_t inner, uint32_t outer);
+void nodeinfo_free(app *a);
 
 /* app.c: runs the UI over a (view set up, live optional) on the terminal
  * until the user quits; restores the terminal. Returns the exit status. */

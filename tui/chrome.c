@@ -1,6 +1,8 @@
 /* chrome.c - what surrounds every screen: the two title lines, the status
  * line, htop's one-line key bar, colours (off with NO_COLOR) and the text
  * helpers that cut long names with an ellipsis. */
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
@@ -38,47 +40,75 @@ void chrome_init_attrs(app *a)
 	a->attr[ATTR_MATCH] = COLOR_PAIR(3) | A_BOLD;
 }
 
+/* Appends the text one character stands for: the character itself when it
+ * prints, else \xNN per byte (escape sequences, control and invalid bytes
+ * from a profile never reach the terminal raw). Returns its columns. */
+static int char_text(const char *s, size_t n, wchar_t wc, int valid, char *out, size_t *olen)
+{
+	int cw = valid ? wcwidth(wc) : -1;
+	if (valid && cw >= 0 && wc >= 0x20 && !(wc >= 0x7f && wc < 0xa0)) {
+		memcpy(out, s, n);
+		*olen = n;
+		return cw;
+	}
+	static const char hex[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		out[4 * i] = '\\';
+		out[4 * i + 1] = 'x';
+		out[4 * i + 2] = hex[c >> 4];
+		out[4 * i + 3] = hex[c & 15];
+	}
+	*olen = 4 * n;
+	return (int)(4 * n);
+}
+
 int put_text(app *a, int y, int x, int width, const char *s, attr_t at, int pad)
 {
 	if (width <= 0 || y < 0 || y >= a->h)
 		return 0;
-	/* Walk the characters to find how many bytes fit in width columns. */
+	/* Walk the characters to find how many fit in width columns, building
+	 * the escaped text as we go. */
+	char shown[2048];
 	mbstate_t st;
 	memset(&st, 0, sizeof(st));
-	size_t len = strlen(s), off = 0, fit = 0;
+	size_t len = strlen(s), off = 0, olen = 0, fit = 0;
 	int cols = 0, fitcols = 0, over = 0;
 	while (off < len) {
-		wchar_t wc;
+		wchar_t wc = 0;
 		size_t n = mbrtowc(&wc, s + off, len - off, &st);
+		int valid = 1;
 		if (n == (size_t)-1 || n == (size_t)-2) {
 			memset(&st, 0, sizeof(st));
 			n = 1;
-			wc = L'?';
+			valid = 0;
 		} else if (n == 0) {
 			break;
 		}
-		int cw = wcwidth(wc);
-		if (cw < 0)
-			cw = 1;
-		if (cols + cw > width) {
+		char piece[4 * MB_LEN_MAX + 8];
+		size_t plen;
+		int cw = char_text(s + off, n, wc, valid, piece, &plen);
+		if (cols + cw > width || olen + plen >= sizeof(shown)) {
 			over = 1;
 			break;
 		}
+		memcpy(shown + olen, piece, plen);
+		olen += plen;
 		cols += cw;
 		off += n;
 		if (cols <= width - 1) {
-			fit = off;
+			fit = olen;
 			fitcols = cols;
 		}
 	}
 	wattrset(a->w, at);
 	if (over) {
 		/* Cut one column early to leave room for the ellipsis. */
-		mvwaddnstr(a->w, y, x, s, (int)fit);
+		mvwaddnstr(a->w, y, x, shown, (int)fit);
 		waddstr(a->w, a->utf8 ? "\xe2\x80\xa6" : "~");
 		cols = fitcols + 1;
 	} else {
-		mvwaddnstr(a->w, y, x, s, (int)off);
+		mvwaddnstr(a->w, y, x, shown, (int)olen);
 	}
 	if (pad)
 		for (; cols < width; cols++)
@@ -113,6 +143,19 @@ const char *fmt_pct(char *buf, size_t len, int64_t v, int64_t total)
 	return buf;
 }
 
+const char *node_label(app *a, uint32_t node, char *buf, size_t len)
+{
+	view *v = &a->v;
+	const char *name = view_node_name(v, node);
+	if (strcmp(v->gran[v->cur_gran].name, "function"))
+		return name;
+	const char *loc = nodeinfo_loc(a, node, NULL, NULL);
+	if (!loc[0])
+		return name;
+	snprintf(buf, len, "%s  %s", name, loc);
+	return buf;
+}
+
 void line_set(app *a, int y, long row)
 {
 	if (y >= 0 && y < a->line_row_n)
@@ -140,8 +183,9 @@ static void draw_title(app *a, const screen_ops *ops)
 	view *v = &a->v;
 	char total[32], other[32], line[512];
 	int64_t t = view_total(v), to = v->a->total[view_metric_other(v)];
-	fmt_val(total, sizeof(total), t, v->objects);
-	fmt_val(other, sizeof(other), to, !v->objects);
+	const char *(*fmt)(char *, size_t, int64_t, int) = app_in_diff(a) ? fmt_delta : fmt_val;
+	fmt(total, sizeof(total), t, v->objects);
+	fmt(other, sizeof(other), to, !v->objects);
 	/* The path last: a long one is what gets cut at 80 columns. */
 	snprintf(line, sizeof(line), " mprof  %s %s  total %s (%s %s)  granularity %s  %s",
 		 v->alloc ? "alloc" : "in use", v->objects ? "objects" : "bytes", total, other,
@@ -154,7 +198,7 @@ static void draw_title(app *a, const screen_ops *ops)
 	if (view_cur(v)->kind == VIEW_TABLE)
 		n += (size_t)snprintf(sub + n, sizeof(sub) - n, " %s  sort %s%s", ops->name,
 				      view_sort_name(v->sort), arrow);
-	else if (view_cur(v)->kind == VIEW_PEEK)
+	else if (view_cur(v)->kind == VIEW_PEEK || view_cur(v)->kind == VIEW_SOURCE)
 		n += (size_t)snprintf(sub + n, sizeof(sub) - n, " %s of %s", ops->name,
 				      view_node_name(v, view_cur(v)->node));
 	else
@@ -181,7 +225,8 @@ static void draw_status(app *a)
 	/* Otherwise the selected row's whole name: the table cuts long ones;
 	 * live mode keeps a note (the program's output file) at the right. */
 	uint32_t node = view_row_node(v, view_cur(v)->sel);
-	const char *name = node != UINT32_MAX ? view_node_name(v, node) : "";
+	char lb[700];
+	const char *name = node != UINT32_MAX ? node_label(a, node, lb, sizeof(lb)) : "";
 	const char *note = live_status_note(a);
 	int nw = note[0] ? (int)strlen(note) + 2 : 0;
 	if (nw > a->wd / 2)

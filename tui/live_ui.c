@@ -302,6 +302,11 @@ static void diff_close(app *a)
 	title_update(a);
 }
 
+struct sym *live_sym(const app *a)
+{
+	return a->live ? a->live->sy : NULL;
+}
+
 int live_in_diff(const app *a)
 {
 	return a->live && a->live->diff && a->live->d;
@@ -724,6 +729,10 @@ int tui_live(const tui_live_opts *o)
 			view_add_gran(&a.v, sym_gran_name((enum sym_gran)all[i]));
 		}
 	view_set_gran_builder(&a.v, live_gran_build, &lv);
+	if (o->alloc)
+		view_toggle_alloc(&a.v);
+	if (o->objects)
+		view_toggle_objects(&a.v);
 	if (o->argv)
 		snprintf(a.v.status, sizeof(a.v.status), "started %.60s (pid %d); its output goes to %.150s", o->argv[0],
 			 (int)pid, lv.out);

@@ -22,6 +22,7 @@
 
 static const char usage_text[] =
 	"usage: mprof-tui [options] FILE\n"
+	"       mprof-tui [options] BASE NEW      (or --base BASE NEW; d: NEW - BASE)\n"
 	"       mprof-tui --top=flat|cum [--alloc] [--objects] [-n N] [--format=text|tsv] FILE\n"
 	"       mprof-tui --info FILE\n"
 	"       mprof-tui --snapshot PID -o FILE\n"
@@ -51,6 +52,9 @@ static const char usage_text[] =
 	"                       (a copy of the target's file system); repeatable\n"
 	"  --search-path=DIR    look for modules by file name in DIR; repeatable\n"
 	"  --source-dir=DIR     find source files under DIR; repeatable\n"
+	"  --base BASE          with NEW: the UI opens NEW and d toggles the diff\n"
+	"                       NEW - BASE on every screen (mprof-tui BASE NEW\n"
+	"                       does the same; in batch both mean --diff BASE)\n"
 	"  --diff BASE          report NEW - BASE (FILE is NEW): rows matched by\n"
 	"                       module + offset or name across runs (ASLR-proof);\n"
 	"                       TSV columns hold signed deltas\n"
@@ -117,11 +121,11 @@ int main(int argc, char **argv)
 		return 1;
 	enum { O_TOP = 256, O_ALLOC, O_INUSE, O_OBJECTS, O_FORMAT, O_GRAN, O_INFO,
 	       O_NOSYM, O_ROOT, O_SPATH, O_SDIR, O_SNAPSHOT, O_EXPORT, O_DIFF, O_FLAME,
-	       O_ATTACH, O_INTERVAL };
+	       O_ATTACH, O_INTERVAL, O_BASE };
 	int attach = 0;
 	long interval = 500;
 	int export_fmt = -1;
-	const char *diff_base = NULL, *flame_out = NULL;
+	const char *diff_base = NULL, *flame_out = NULL, *base_path = NULL;
 	const char *snap_pid = NULL, *snap_out = NULL;
 	static const struct option opts[] = {
 		{ "top", required_argument, NULL, O_TOP },
@@ -139,6 +143,7 @@ int main(int argc, char **argv)
 		{ "snapshot", required_argument, NULL, O_SNAPSHOT },
 		{ "export", required_argument, NULL, O_EXPORT },
 		{ "diff", required_argument, NULL, O_DIFF },
+		{ "base", required_argument, NULL, O_BASE },
 		{ "flamegraph", required_argument, NULL, O_FLAME },
 		{ "attach", no_argument, NULL, O_ATTACH },
 		{ "interval", required_argument, NULL, O_INTERVAL },
@@ -194,6 +199,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case O_DIFF: diff_base = optarg; break;
+		case O_BASE: base_path = optarg; break;
 		case O_FLAME: flame_out = optarg; break;
 		case O_ATTACH: attach = 1; break;
 		case O_INTERVAL: {
@@ -261,11 +267,22 @@ int main(int argc, char **argv)
 			return EXIT_BAD;
 		}
 		lo.gran = lg;
+		lo.alloc = ro.alloc;
+		lo.objects = ro.objects;
 		return tui_live(&lo);
+	}
+	/* BASE NEW: two files; the UI keeps both (d toggles), batch diffs. */
+	if (!base_path && !diff_base && optind == argc - 2)
+		base_path = argv[optind++];
+	int batch = top || info || export_fmt >= 0 || flame_out || !isatty(STDOUT_FILENO);
+	if (base_path && (batch || diff_base)) {
+		if (!diff_base)
+			diff_base = base_path;
+		base_path = NULL;
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, optind >= argc ? "mprof-tui: no profile file given\n"
-					       : "mprof-tui: one profile file at a time\n");
+					       : "mprof-tui: one profile file, or two (BASE NEW)\n");
 		usage(stderr);
 		return EXIT_BAD;
 	}
@@ -294,9 +311,16 @@ int main(int argc, char **argv)
 		}
 		p = d;
 	}
+	prof *base = NULL;
+	if (base_path && !(base = prof_load(base_path, &err))) {
+		fprintf(stderr, "mprof-tui: %s\n", err.msg);
+		prof_free(p);
+		return EXIT_BAD;
+	}
 	if ((export_fmt >= 0) && !snap_out) {
 		fprintf(stderr, "mprof-tui: --export needs -o FILE\n");
 		prof_free(p);
+		prof_free(base);
 		return EXIT_BAD;
 	}
 	int rc = 0;
@@ -317,10 +341,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "mprof-tui: %s: out of memory\n", path);
 			sym_close(sy);
 			prof_free(p);
+			prof_free(base);
 			return 1;
 		}
 		const sym_missing_module *mm;
-		size_t nmiss = sy ? sym_missing(sy, &mm) : 0;
+		/* The UI says it once in its status line instead. */
+		size_t nmiss = sy && batch ? sym_missing(sy, &mm) : 0;
 		for (size_t i = 0; i < nmiss; i++)
 			fprintf(stderr, "mprof-tui: %s: %s; its frames keep their recorded names\n",
 				mm[i].path, mm[i].why);
@@ -336,8 +362,12 @@ int main(int argc, char **argv)
 		if (rc || ((export_fmt >= 0 || flame_out) && !top))
 			;   /* the files were the job */
 		/* No batch option and a terminal on stdout: the interactive UI. */
-		else if (!top && isatty(STDOUT_FILENO))
-			rc = tui_run(p, &m, &a, path, sy, g);
+		else if (!top && isatty(STDOUT_FILENO)) {
+			tui_file_opts to = { .p = p, .m = &m, .a = &a, .path = path, .sy = sy, .gran = g,
+					     .alloc = ro.alloc, .objects = ro.objects, .base = base,
+					     .base_path = base_path, .so = &so };
+			rc = tui_run(&to);
+		}
 		else
 			rc = report_top(stdout, &a, &m, &ro) ? 1 : 0;
 		agg_free(&a);
@@ -349,5 +379,6 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 	prof_free(p);
+	prof_free(base);
 	return rc;
 }

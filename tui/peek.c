@@ -20,11 +20,11 @@ static void peek_row(app *a, int yy, long r, int sel)
 	int64_t val = e ? e->v[m] : v->cg.cum[m];
 	int64_t oval = e ? e->v[o] : v->cg.cum[o];
 	attr_t at = sel ? a->attr[ATTR_SEL] : part == 1 ? A_BOLD : A_NORMAL;
-	char b[64], name[600];
+	char b[64], name[900], lb[700];
 	int x = 0;
 	line_set(a, yy, r);
 	/* A snapshot diff: growths carry their sign. */
-	const char *(*fmt)(char *, size_t, int64_t, int) = live_in_diff(a) ? fmt_delta : fmt_val;
+	const char *(*fmt)(char *, size_t, int64_t, int) = app_in_diff(a) ? fmt_delta : fmt_val;
 	put_right(a, yy, x, W_VAL, fmt(b, sizeof(b), val, v->objects), at);
 	put_text(a, yy, x + W_VAL, 1, " ", at, 1);
 	x += W_VAL + 1;
@@ -40,9 +40,13 @@ static void peek_row(app *a, int yy, long r, int sel)
 	if (part == 1) {
 		char flat[32];
 		snprintf(name, sizeof(name), "%s %s  (flat %s)", a->utf8 ? "\xe2\x96\xb6" : ">",
-			 view_node_name(v, v->cg.node), fmt_val(flat, sizeof(flat), v->cg.flat[m], v->objects));
+			 node_label(a, v->cg.node, lb, sizeof(lb)), fmt(flat, sizeof(flat), v->cg.flat[m], v->objects));
 	} else {
-		snprintf(name, sizeof(name), "    %s", view_node_name(v, e ? e->node : UINT32_MAX));
+		/* An inlined call: the callee's code is inside the caller's. */
+		int inl = e && (part == 0 ? nodeinfo_inline_edge(a, v->cg.node, e->node)
+				: nodeinfo_inline_edge(a, e->node, v->cg.node));
+		snprintf(name, sizeof(name), "    %s%s", e ? node_label(a, e->node, lb, sizeof(lb)) : "",
+			 inl ? "  (inline)" : "");
 	}
 	put_text(a, yy, x, a->wd - x, name, at, 1);
 }

@@ -54,13 +54,13 @@ static void table_draw(app *a)
 	}
 	long top = scroll_lines(a, (long)s->sel, (long)n);
 	/* A snapshot diff: signed growths, rows new since the earlier one marked. */
-	int diff = live_in_diff(a);
+	int diff = app_in_diff(a);
 	const char *(*fmt)(char *, size_t, int64_t, int) = diff ? fmt_delta : fmt_val;
 	enum agg_metric m = view_metric(v), o = view_metric_other(v);
 	int64_t total = view_total(v), sum = 0;
 	for (long r = 0; r < top; r++)
 		sum += v->a->v[v->rows[r]].flat[m];
-	char b[64];
+	char b[64], lb[700];
 	for (int i = 0; i < a->list_h && (size_t)(top + i) < n; i++) {
 		long r = top + i;
 		uint32_t node = v->rows[r];
@@ -93,12 +93,9 @@ static void table_draw(app *a)
 		put_right(a, yy, x, W_OBJ, fmt(b, sizeof(b), av->cum[o], !v->objects), at);
 		put_text(a, yy, x + W_OBJ, 1, " ", at, 1);
 		x += W_OBJ + 1;
-		if (diff && live_node_is_new(a, node)) {
+		if (diff && app_node_is_new(a, node))
 			x += put_text(a, yy, x, 4, "NEW ", at | A_BOLD, 1);
-			put_text(a, yy, x, a->wd - x, view_node_name(v, node), at, 1);
-		} else {
-			put_text(a, yy, x, a->wd - x, view_node_name(v, node), at, 1);
-		}
+		put_text(a, yy, x, a->wd - x, node_label(a, node, lb, sizeof(lb)), at, 1);
 	}
 }
 
@@ -123,7 +120,7 @@ static int table_page(const app *a)
 
 static const keybar_item table_keys[] = {
 	{ "F1", "Help " }, { "Enter", "Callers " }, { "s", "Alloc " }, { "o", "Objs " },
-	{ "F", "Flat " }, { "C", "Cum " }, { "t", "Tree " }, { "/", "Focus " }, { "\\", "Hide " },
+	{ "F", "Flat " }, { "C", "Cum " }, { "t", "Tree " }, { "l", "Source " }, { "/", "Focus " },
 	{ "q", "Quit " }, { NULL, NULL },
 };
 

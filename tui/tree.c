@@ -30,7 +30,8 @@ static void tree_draw(app *a)
 	long top = scroll_lines(a, (long)s->sel, (long)n);
 	enum agg_metric m = view_metric(v);
 	int64_t total = view_total(v);
-	char b[64], name[600];
+	const char *(*fmt)(char *, size_t, int64_t, int) = app_in_diff(a) ? fmt_delta : fmt_val;
+	char b[64], name[900], lb[700];
 	for (int i = 0; i < a->list_h && (size_t)(top + i) < n; i++) {
 		long r = top + i;
 		const tree_node *t = &v->tree.n[v->tree.vis[r]];
@@ -38,13 +39,13 @@ static void tree_draw(app *a)
 		attr_t at = (size_t)r == s->sel ? a->attr[ATTR_SEL] : A_NORMAL;
 		line_set(a, yy, r);
 		x = 0;
-		put_right(a, yy, x, W_VAL, fmt_val(b, sizeof(b), t->cum[m], v->objects), at);
+		put_right(a, yy, x, W_VAL, fmt(b, sizeof(b), t->cum[m], v->objects), at);
 		put_text(a, yy, x + W_VAL, 1, " ", at, 1);
 		x += W_VAL + 1;
 		put_right(a, yy, x, W_PCT, fmt_pct(b, sizeof(b), t->cum[m], total), at);
 		put_text(a, yy, x + W_PCT, 1, " ", at, 1);
 		x += W_PCT + 1;
-		put_right(a, yy, x, W_VAL, fmt_val(b, sizeof(b), t->flat[m], v->objects), at);
+		put_right(a, yy, x, W_VAL, fmt(b, sizeof(b), t->flat[m], v->objects), at);
 		put_text(a, yy, x + W_VAL, 1, " ", at, 1);
 		x += W_VAL + 1;
 		put_right(a, yy, x, W_PCT, fmt_pct(b, sizeof(b), t->flat[m], total), at);
@@ -58,7 +59,7 @@ static void tree_draw(app *a)
 		int ind = (int)t->depth;
 		if (ind > 40)
 			ind = 40;
-		snprintf(name, sizeof(name), "%*s%s %s", ind, "", mark, view_node_name(v, t->node));
+		snprintf(name, sizeof(name), "%*s%s %s", ind, "", mark, node_label(a, t->node, lb, sizeof(lb)));
 		put_text(a, yy, x, a->wd - x, name, at, 1);
 	}
 }

@@ -8,12 +8,25 @@
 
 struct sym;
 
-/* Runs the UI on the terminal until the user quits; m and a (borrowed) are
- * p's map and aggregate at granularity gran (a sym_gran). With sy (borrowed,
- * may be NULL) the 'g' key builds the other granularities from symbols.
- * Restores the terminal on every exit path. Returns the exit status. */
-int tui_run(const prof *p, const prof_nodemap *m, const agg *a, const char *path,
-	    struct sym *sy, int gran);
+/* What the file UI starts from. p, m, a (p's map and aggregate at
+ * granularity gran, a sym_gran) and sy (symbols over p, may be NULL) are
+ * borrowed; with sy the 'g' key builds the other granularities. */
+typedef struct tui_file_opts {
+	const prof *p;
+	const prof_nodemap *m;
+	const agg *a;
+	const char *path;
+	struct sym *sy;
+	int gran;
+	int alloc, objects;      /* --alloc, --objects: the starting metric */
+	const prof *base;        /* two files (BASE NEW): d toggles NEW - BASE */
+	const char *base_path;
+	const sym_opts *so;      /* to open symbols over the diff */
+} tui_file_opts;
+
+/* Runs the UI on the terminal until the user quits. Restores the terminal
+ * on every exit path. Returns the exit status. */
+int tui_run(const tui_file_opts *o);
 
 /* Live mode: follow a process running under libmprof.so (pid), or start
  * argv (NULL-terminated) under it first. */
@@ -22,6 +35,7 @@ typedef struct tui_live_opts {
 	char *const *argv;       /* -- CMD ARGS, or NULL */
 	int interval_ms;         /* refresh period; 0 for 500 */
 	int gran;                /* the first granularity (a sym_gran) */
+	int alloc, objects;      /* --alloc, --objects: the starting metric */
 	sym_opts so;             /* --root, --search-path, --source-dir */
 } tui_live_opts;
 

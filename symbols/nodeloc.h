@@ -1,0 +1,24 @@
+/* nodeloc.h - one source location per node of a node map, for the row
+ * labels and the source pane: where in the function (or line) the node's
+ * allocations happen, taken from the frame that carries the most
+ * allocated bytes through it. */
+#ifndef MPROF_NODELOC_H
+#define MPROF_NODELOC_H
+
+#include <stdint.h>
+
+#include "core/agg.h"
+#include "symbols/sym.h"
+
+typedef struct sym_node_loc {
+	uint32_t frame;   /* UINT32_MAX: no location known */
+	uint32_t level;   /* index in sym_frame(s, frame)->chain */
+} sym_node_loc;
+
+/* Fills *out (caller frees with free()) with m->nnodes entries for m, a map
+ * of p built by sym_nodemap at function, line or address granularity over
+ * s: the node's k-th place in a frame's node list is chain level k. Ties go
+ * to the lowest frame index. Returns 0 or -1 (ENOMEM). */
+int sym_node_locs(sym_node_loc **out, const prof *p, const prof_nodemap *m, sym *s);
+
+#endif
