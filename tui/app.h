@@ -121,6 +121,7 @@ struct sym *live_sym(const app *a);
 int filediff_init(app *a, const prof *base, const char *base_path, const sym_opts *so);
 int filediff_toggle(app *a);           /* d; returns REACT_* */
 int filediff_on(const app *a);
+const char *filediff_path(const app *a);  /* NEW's */
 void filediff_free(app *a);
 
 /* export_ui.c: e. A default file name for format f (does not exist yet)

@@ -45,6 +45,11 @@ int filediff_init(app *a, const prof *base, const char *base_path, const sym_opt
 	return 0;
 }
 
+const char *filediff_path(const app *a)
+{
+	return a->fd->new_path;
+}
+
 int filediff_on(const app *a)
 {
 	return a->fd && a->fd->on;

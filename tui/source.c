@@ -16,7 +16,7 @@ typedef struct source_pane {
 	const prof *p;           /* the profile vals were computed over */
 	struct sym *sy;
 	char **rows;             /* owned: chain lines, a file label, source lines */
-	size_t nrows, nchain;    /* source line k (1-based) is row nchain + k */
+	size_t nrows, nchain;    /* source line k (1-based) is rows[nchain + k - 1] */
 	sym_line_vals *vals;     /* owned; nvals + 1 entries */
 	long nvals;
 	char file[1024];         /* as debug info names it */
@@ -200,9 +200,10 @@ int source_open(app *a)
 		goto oom;
 	free(chain);
 	free(text);
-	size_t sel = text && sp->line > 0 && sp->nchain + (size_t)sp->line - 1 < sp->nrows
-		? sp->nchain + (size_t)sp->line - 1 : 0;
-	if (view_open_source(v, node, sp->nrows, sel))
+	/* The view's rows are the source lines; the chain stays on top. */
+	size_t nlines = sp->nrows - sp->nchain;
+	size_t sel = sp->line > 0 && (size_t)sp->line <= nlines ? (size_t)sp->line - 1 : 0;
+	if (view_open_source(v, node, nlines, sel))
 		return REACT_REDRAW;
 	snprintf(v->status, sizeof(v->status), "%.150s line %d%s", sp->file, sp->line,
 		 text ? "" : ": source not readable");
@@ -213,6 +214,17 @@ oom:
 	pane_clear(sp);
 	snprintf(v->status, sizeof(v->status), "l: out of memory");
 	return REACT_REDRAW;
+}
+
+/* Lines of the fixed head: the chain (at most half the list; its
+ * outermost levels are cut first) and the file label. */
+static int source_head(const app *a)
+{
+	const source_pane *sp = a->src;
+	if (!sp || !sp->nchain)
+		return 0;
+	int max = a->list_h / 2 > 1 ? a->list_h / 2 : 1;
+	return (int)sp->nchain < max ? (int)sp->nchain : max;
 }
 
 static void source_draw(app *a)
@@ -234,20 +246,32 @@ static void source_draw(app *a)
 		return;
 	if (vals_update(a, sp))
 		snprintf(v->status, sizeof(v->status), "out of memory");
-	long top = scroll_lines(a, (long)s->sel, (long)sp->nrows);
+	/* The chain and the file label stay on top; the source scrolls below. */
+	int head = source_head(a);
+	for (int i = 0; i < head; i++) {
+		size_t r = i + 1 == head ? sp->nchain - 1 : (size_t)i;
+		put_text(a, a->list_y + i, 0, a->wd, sp->rows[r], r + 1 == sp->nchain ? a->attr[ATTR_LABEL] : A_BOLD, 1);
+	}
+	long h = a->list_h - head, n = (long)(sp->nrows - sp->nchain);
+	long top = (long)s->top, sl = (long)s->sel;
+	if (sl < top)
+		top = sl;
+	if (sl >= top + h)
+		top = sl - h + 1;
+	if (top + h > n)
+		top = n > h ? n - h : 0;
+	if (top < 0)
+		top = 0;
+	s->top = (size_t)top;
 	enum agg_metric m = view_metric(v);
 	const char *(*fmt)(char *, size_t, int64_t, int) = app_in_diff(a) ? fmt_delta : fmt_val;
 	char b[64];
-	for (int i = 0; i < a->list_h && (size_t)(top + i) < sp->nrows; i++) {
-		size_t r = (size_t)top + (size_t)i;
-		int yy = a->list_y + i, sel = r == s->sel;
+	for (long i = 0; i < h && top + i < n; i++) {
+		size_t r = (size_t)(top + i);
+		int yy = a->list_y + head + (int)i, sel = r == s->sel;
 		line_set(a, yy, (long)r);
-		if (r < sp->nchain) {
-			attr_t at = sel ? a->attr[ATTR_SEL] : r + 1 == sp->nchain ? a->attr[ATTR_LABEL] : A_BOLD;
-			put_text(a, yy, 0, a->wd, sp->rows[r], at, 1);
-			continue;
-		}
-		long ln = (long)(r - sp->nchain) + 1;
+		long ln = (long)r + 1;
+		r += sp->nchain;
 		int hl = ln == sp->line;
 		attr_t at = sel ? a->attr[ATTR_SEL] : hl ? A_BOLD : A_NORMAL;
 		const sym_line_vals *lv = ln <= sp->nvals && sp->vals ? &sp->vals[ln] : NULL;
@@ -277,7 +301,8 @@ static int source_key(app *a, int key)
 
 static int source_page(const app *a)
 {
-	return a->list_h;
+	int h = a->list_h - source_head(a);
+	return h > 0 ? h : 1;
 }
 
 static const keybar_item source_keys[] = {
