@@ -72,12 +72,13 @@ static const Elf64_Shdr *find_table(const unsigned char *m, size_t len, const El
 
 struct elfsym *elfsym_open(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Non-blocking: a path from a hostile segment may name a FIFO. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return NULL;
 	struct stat st;
 	struct elfsym *e = NULL;
-	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
 		close(fd);
 		return NULL;
 	}

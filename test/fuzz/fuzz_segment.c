@@ -1,0 +1,56 @@
+/* fuzz_segment - the live segment's validator and converter (attach/
+ * segment_read.c) on arbitrary bytes: seg_validate must accept or refuse
+ * without reading outside, and seg_to_prof on what it accepts must stay
+ * inside and produce a profile that writes out.
+ * FUZZ_SEEDS: test/data/segments/small.seg test/data/segments/wait.seg
+ * FUZZ_EXTRA: attach/segment_read.c attach/elfsym.c attach/mapmem.c
+ */
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attach/segment_read.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
+
+/* Module paths name files the converter opens for symbols: point them at
+ * nothing, so the fuzzer never opens whatever path it invents. */
+static void blank_paths(uint8_t *buf, size_t len)
+{
+	seg_header h;
+	memcpy(&h, buf, sizeof(h));
+	uint64_t off = h.off[SEG_R_MODULES];
+	for (uint64_t i = 0; i < h.module_cap; i++) {
+		uint64_t at = off + i * sizeof(seg_module) + offsetof(seg_module, path);
+		if (at >= len)
+			break;
+		buf[at] = 0;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+	/* A copy of exactly len bytes (16-aligned, as the regions need), so
+	 * ASan sees any read past the end. */
+	uint8_t *buf = malloc(len ? len : 1);
+	if (!buf)
+		return 0;
+	memcpy(buf, data, len);
+	prof_error err;
+	if (!seg_validate(buf, len, "fuzz", &err)) {
+		blank_paths(buf, len);
+		prof *p = seg_to_prof(buf, len, "fuzz", &err);
+		if (p) {
+			int fd = memfd_create("seg", 0);
+			if (fd >= 0) {
+				if (pro_native_write(p, fd, &err))
+					abort();   /* a profile from a segment must write out */
+				close(fd);
+			}
+			prof_free(p);
+		}
+	}
+	free(buf);
+	return 0;
+}
