@@ -153,7 +153,7 @@ to_bytes() {
 growth_check() {
 	check "$1: diff of #1 and #2 opens" "DIFF #1 -> #2"
 	row=$(screen | grep -E '^ +1 ' | head -1)
-	expect_match "$1: leak_here is the top row of the diff" "$row" "^ +1 +\+[0-9.]+ [KM]iB .* leak_here$"
+	expect_match "$1: leak_here is the top row of the diff" "$row" "^ +1 +\+[0-9.]+ [KM]iB .* leak_here  live_leaker\.c:[0-9]+$"
 	dt=$(screen | sed -n 1p | sed -n 's/.*DIFF #1 -> #2 (\([0-9.]*\) s).*/\1/p')
 	got=$(to_bytes "$(echo "$row" | awk '{ print substr($2, 2), $3 }')")
 	want=$(awk -v t="$dt" 'BEGIN { printf "%d\n", t * 100000 }')
