@@ -220,6 +220,23 @@ expect_match "l: the other inlined helper's line carries 240 B flat" "$(screen |
 keys Q
 check "quits" "EXIT=0"
 
+# Two runs of the same program (ASLR moves them): d in the source pane
+# recomputes its lines over NEW - BASE, which is empty here.
+(cd "$TMP" && ./sym_app out2.pro "$TMP/gone/libsymdl.so") || not_ok "sym_app runs again"
+run out2.pro out.pro
+check "two runs: opens NEW" "two files: d shows the diff NEW - BASE (BASE out2.pro)"
+keys l
+check "l on grow_buf (two runs)" "Source of grow_buf"
+keys d
+check "d in the source pane: the header says diff" "total 0 B (0 objects)  granularity function  diff NEW − BASE: out.pro"
+expect_match "d: grow_buf's line holds no growth between the runs" "$(screen | grep -F 'L:grow_buf')" \
+	"^ +\. +\. +$(L grow_buf)> "
+keys d
+check "d again: NEW's values" "diff closed: NEW (out.pro) again"
+expect_match "d again: grow_buf's line 300 B" "$(screen | grep -F 'L:grow_buf')" "^ +300 B +300 B +$(L grow_buf)> "
+keys Q
+check "quits" "EXIT=0"
+
 # The source moved away: the pane says so; --source-dir finds it again.
 mv "$TMP/src" "$TMP/moved/"
 run "out.pro"
