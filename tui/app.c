@@ -314,7 +314,7 @@ int app_in_diff(const app *a)
 
 int app_node_is_new(app *a, uint32_t node)
 {
-	return live_node_is_new(a, node);
+	return a->live ? live_node_is_new(a, node) : filediff_node_is_new(a, node);
 }
 
 struct sym *app_sym(const app *a)

@@ -122,6 +122,8 @@ int filediff_init(app *a, const prof *base, const char *base_path, const sym_opt
 int filediff_toggle(app *a);           /* d; returns REACT_* */
 int filediff_on(const app *a);
 const char *filediff_path(const app *a);  /* NEW's */
+/* A node of the diff through which BASE allocated nothing. */
+int filediff_node_is_new(app *a, uint32_t node);
 void filediff_free(app *a);
 
 /* export_ui.c: e. A default file name for format f (does not exist yet)

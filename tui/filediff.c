@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/diff.h"
+#include "core/diff_new.h"
 #include "symbols/sym.h"
 #include "tui/app.h"
 
@@ -19,6 +20,10 @@ typedef struct file_diff {
 	const char *new_path, *base_path;
 	char title[1200];
 	int on;
+	uint8_t *node_new;       /* owned: per node of node_new_map */
+	const prof_nodemap *node_new_map;
+	uint32_t node_new_n;
+	unsigned gen, node_new_gen;  /* toggles, to notice a changed map */
 } file_diff;
 
 static const char *base_name(const char *p)
@@ -74,6 +79,7 @@ int filediff_toggle(app *a)
 		}
 	}
 	fd->on = !fd->on;
+	fd->gen++;
 	a->sy = fd->on ? fd->sy_d : fd->sy_new;
 	const char *minus = a->utf8 ? "\xe2\x88\x92" : "-";
 	if (fd->on)
@@ -95,11 +101,33 @@ int filediff_toggle(app *a)
 	return REACT_REDRAW;
 }
 
+int filediff_node_is_new(app *a, uint32_t node)
+{
+	file_diff *fd = a->fd;
+	if (!filediff_on(a))
+		return 0;
+	const prof_nodemap *m = a->v.m;
+	if (fd->node_new_map != m || fd->node_new_n != m->nnodes || fd->node_new_gen != fd->gen) {
+		uint8_t *nn = realloc(fd->node_new, m->nnodes ? m->nnodes : 1);
+		if (!nn)
+			return 0;
+		fd->node_new = nn;
+		fd->node_new_map = NULL;
+		if (diff_new_nodes(fd->newp, a->v.a, m, nn))
+			return 0;
+		fd->node_new_map = m;
+		fd->node_new_n = m->nnodes;
+		fd->node_new_gen = fd->gen;
+	}
+	return node < fd->node_new_n && fd->node_new[node];
+}
+
 void filediff_free(app *a)
 {
 	file_diff *fd = a->fd;
 	if (!fd)
 		return;
+	free(fd->node_new);
 	sym_close(fd->sy_d);
 	prof_free(fd->d);
 	free(fd);

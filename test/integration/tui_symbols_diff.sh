@@ -61,6 +61,11 @@ expect_match "d: top row is the +0xb55d netpack site, +2.81 KiB (+31)" "$(line 4
 	"^ +1 \+2\.81 KiB +54\.7% +54\.7% \+2\.81 KiB +54\.7% +\+31 \./skynet/luaclib/skynet\.so\(\+0xb55d\)"
 expect_eq "d: the batch diff agrees: +0xb55d grew by 2880 B, 31 objects" \
 	"$("$MPROF" --no-symbols --diff "$TMP/$BASE" --top=flat --format=tsv "$TMP/$NEW" | sed -n 2p | cut -f1-4)" "2880	31	2880	31"
+expect_match "d: +0xc588 allocated only in NEW: marked NEW" "$(line 6)" \
+	"^ +3 +\+32 B .* +\+1 NEW \./skynet/skynet\(\+0xc588\)"
+expect_eq "d: NEW marks +0xc588 and its 3 callers only" \
+	"$(screen | sed -n '4,27p' | grep ' NEW ' | sed 's/.* NEW \([^ ]*\) .*/\1/' | tr '\n' ' ')" \
+	"./skynet/skynet(+0xc588) ./skynet/luaclib/skynet.so(+0x5553) ./skynet/skynet(skynet_send+0x49) ./skynet/skynet(skynet_sendname+0x191) "
 keys End
 check "d: a shrinking row is negative (skynet_timeout -32 B)" "-32 B"
 expect_match "d: skynet_timeout row" "$(screen | grep -F 'skynet_timeout')" "^ +[0-9]+ +-32 B .* -1 \./skynet/skynet\(skynet_timeout"

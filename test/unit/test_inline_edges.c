@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "core/agg.h"
+#include "core/diff.h"
+#include "core/diff_new.h"
 #include "core/inline_edges.h"
 #include "core/load.h"
 #include "core/view.h"
@@ -119,12 +121,70 @@ static void source_screen(void **state)
 	prof_free(p);
 }
 
+static uint32_t node_named(const prof_nodemap *m, const char *s)
+{
+	for (uint32_t i = 0; i < m->nnodes; i++)
+		if (strstr(nodemap_name(m, i), s))
+			return i;
+	fail_msg("no node like %s", s);
+	return UINT32_MAX;
+}
+
+/* The skynet fixtures: +0xc588 allocates only in NEW (test_mem.pro);
+ * +0xb55d allocated in BASE too (and freed there). */
+static void new_rows_of_a_file_diff(void **state)
+{
+	(void)state;
+	prof_error err;
+	prof *base = prof_load("test/data/test_mem_fixed.pro", &err), *cur = prof_load("test/data/test_mem.pro", &err);
+	assert_non_null(base);
+	assert_non_null(cur);
+	prof *d = diff_build(base, cur, &err);
+	assert_non_null(d);
+	prof_nodemap m;
+	agg ad;
+	assert_int_equal(nodemap_by_address(&m, d), 0);
+	assert_int_equal(agg_compute(&ad, d, &m), 0);
+	uint8_t *out = malloc(m.nnodes);
+	assert_int_equal(diff_new_nodes(cur, &ad, &m, out), 0);
+	assert_int_equal(out[node_named(&m, "(+0xc588)")], 1);
+	assert_int_equal(out[node_named(&m, "(+0xb55d)")], 0);
+	assert_int_equal(out[node_named(&m, "(+0xb519)")], 0);
+	assert_int_equal(out[node_named(&m, "(skynet_timeout+0x30)")], 0);
+	size_t n = 0;
+	for (uint32_t i = 0; i < m.nnodes; i++)
+		n += out[i];
+	print_message("%zu NEW nodes\n", n);
+	/* A diff with itself: nothing is new. */
+	prof *z = diff_build(cur, cur, &err);
+	prof_nodemap mz;
+	agg az;
+	assert_non_null(z);
+	assert_int_equal(nodemap_by_address(&mz, z), 0);
+	assert_int_equal(agg_compute(&az, z, &mz), 0);
+	uint8_t *oz = malloc(mz.nnodes ? mz.nnodes : 1);
+	assert_int_equal(diff_new_nodes(cur, &az, &mz, oz), 0);
+	for (uint32_t i = 0; i < mz.nnodes; i++)
+		assert_int_equal(oz[i], 0);
+	free(oz);
+	agg_free(&az);
+	nodemap_free(&mz);
+	prof_free(z);
+	free(out);
+	agg_free(&ad);
+	nodemap_free(&m);
+	prof_free(d);
+	prof_free(base);
+	prof_free(cur);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(edges_of_a_map),
 		cmocka_unit_test(no_edges_by_address),
 		cmocka_unit_test(source_screen),
+		cmocka_unit_test(new_rows_of_a_file_diff),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
