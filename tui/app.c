@@ -151,6 +151,11 @@ static int common_key(app *a, int key)
 	case 'd':
 		if (!a->live && a->fd)
 			return filediff_toggle(a) | REACT_REDRAW;
+		if (!a->live) {
+			snprintf(v->status, sizeof(v->status),
+				 "'d' (diff): not available in this mode: give two files (mprof-tui BASE NEW)");
+			break;
+		}
 		/* fall through */
 	case 'm': case 'p':
 		if (!a->live) {

@@ -265,3 +265,14 @@ check "a missing module is reported once in the status line" \
 expect_eq "and on no row" "$(screen | sed -n '4,27p' | grep -c 'not found')" "0"
 keys Q
 check "quits" "EXIT=0"
+
+# ---- batch: BASE NEW without a terminal is --diff BASE NEW -----------------------
+cd "$TMP" || exit 2
+expect_eq "batch: BASE NEW reports NEW - BASE like --diff" \
+	"$("$MPROF" --no-symbols --top=flat --format=tsv base.pro new.pro)" \
+	"$("$MPROF" --no-symbols --top=flat --format=tsv --diff base.pro new.pro)"
+run_status "$MPROF" --no-symbols --top=flat --format=tsv --base base.pro new.pro
+expect_eq "batch: --base BASE NEW too: +0xb55d first, 2880 B" "$STATUS $(printf '%s\n' "$OUT" | sed -n 2p | cut -f1)" "0 2880"
+run_status "$MPROF" --no-symbols a.pro b.pro c.pro
+expect_eq "three files are refused (status 2)" "$STATUS $(printf '%s\n' "$ERR" | sed -n 1p)" \
+	"2 mprof-tui: one profile file, or two (BASE NEW)"
