@@ -108,7 +108,8 @@ const char *live_status_note(const app *a);
 const char *fmt_delta(char *buf, size_t len, int64_t v, int objects);
 
 /* app.c: a diff is on screen (live snapshots or two files): values are
- * signed; and whether a node is NEW in it (live mode only). */
+ * signed; and whether a node is NEW in it (not in the earlier snapshot, or
+ * nothing allocated through it in BASE). */
 int app_in_diff(const app *a);
 int app_node_is_new(app *a, uint32_t node);
 /* The symbols over the profile on screen (NULL: raw names only). */
