@@ -51,7 +51,12 @@ TUI_OBJ      := $(TUI_SRC:%.c=$(B)/%.o)
 CONSUMER_OBJ := $(CONSUMER_SRC:%.c=$(B)/%.o)
 HOOK_OBJ     := $(HOOK_SRC:%.c=$(B)/pic/%.o)
 
-all: $(TUI_BIN) $(if $(HOOK_SRC),libmprof.so)
+all: $(TUI_BIN) $(if $(HOOK_SRC),libmprof.so $(if $(filter 1,$(SANITIZE)),$(B)/libmprof.so))
+
+# The sanitized mprof-tui finds the (never sanitized) hook beside it.
+$(B)/libmprof.so: libmprof.so
+	@mkdir -p $(B)
+	ln -sf ../../libmprof.so $@
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -124,7 +124,7 @@ tm() { tmux -u -L "$SOCK" -f /dev/null "$@"; }
 screen() { tm capture-pane -p -t t; }
 wait_for() {
 	n=0
-	while [ "$n" -lt "${2:-80}" ]; do
+	while [ "$n" -lt "${2:-300}" ]; do
 		screen | grep -F -q -- "$1" && return 0
 		sleep 0.1
 		n=$((n + 1))

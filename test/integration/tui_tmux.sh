@@ -15,10 +15,10 @@ F=$DATA/test_mem.pro
 
 tm() { tmux -u -L "$SOCK" -f /dev/null "$@"; }
 screen() { tm capture-pane -p -t t; }
-# wait_for TEXT [tenths]: polls the pane until TEXT shows (default 5 s).
+# wait_for TEXT [tenths]: polls the pane until TEXT shows (default 30 s: sanitized builds on a busy machine are slow).
 wait_for() {
 	n=0
-	while [ "$n" -lt "${2:-50}" ]; do
+	while [ "$n" -lt "${2:-300}" ]; do
 		screen | grep -F -q -- "$1" && return 0
 		sleep 0.1
 		n=$((n + 1))
