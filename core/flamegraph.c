@@ -5,6 +5,7 @@
  * Diff mode (p from diff_build): a frame's width is the sum of the absolute
  * deltas under it, its colour the net delta (red grew, blue shrank). */
 #include "core/flamegraph.h"
+#include "core/savefile.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -342,32 +343,23 @@ out:
 	return rc;
 }
 
+struct flame_ctx {
+	const prof *p;
+	const prof_nodemap *m;
+	enum agg_metric metric;
+	int diff;
+	const char *title;
+};
+
+static int write_flame(FILE *out, void *arg, prof_error *werr)
+{
+	const struct flame_ctx *c = arg;
+	return flamegraph_write(out, c->p, c->m, c->metric, c->diff, c->title, werr);
+}
+
 int flamegraph_save(const prof *p, const prof_nodemap *m, enum agg_metric metric, int diff,
 		    const char *title, const char *path, prof_error *err)
 {
-	char tmp[4096];
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
-		prof_errorf(err, "%s: path too long", path);
-		return -1;
-	}
-	FILE *out = fopen(tmp, "w");
-	if (!out) {
-		prof_errorf(err, "%s: %s", tmp, strerror(errno));
-		return -1;
-	}
-	prof_error werr = { { 0 } };
-	int r = flamegraph_write(out, p, m, metric, diff, title, &werr);
-	if (fclose(out) && !r) {
-		r = -1;
-		snprintf(werr.msg, sizeof(werr.msg), "%s", strerror(errno));
-	}
-	if (!r && rename(tmp, path) < 0) {
-		r = -1;
-		snprintf(werr.msg, sizeof(werr.msg), "%s", strerror(errno));
-	}
-	if (r) {
-		unlink(tmp);
-		prof_errorf(err, "%s: %s", path, werr.msg);
-	}
-	return r;
+	struct flame_ctx c = { p, m, metric, diff, title };
+	return savefile_stream(path, write_flame, &c, err);
 }

@@ -1,6 +1,7 @@
 /* load.c - opens a profile: maps the file, detects the format by content,
  * runs the matching reader; and saves one in a chosen format. */
 #include "core/load.h"
+#include "core/savefile.h"
 #include "core/foreign.h"
 
 #include <errno.h>
@@ -223,31 +224,19 @@ prof *prof_load(const char *path, prof_error *err)
 	return p;
 }
 
+struct save_ctx {
+	const prof *p;
+	enum prof_format f;
+};
+
+static int save_fd(int fd, void *arg, prof_error *werr)
+{
+	const struct save_ctx *c = arg;
+	return c->f == PROF_FMT_V1 ? pro_v1_write(c->p, fd, werr) : pro_native_write(c->p, fd, werr);
+}
+
 int prof_save(const prof *p, const char *path, enum prof_format f, prof_error *err)
 {
-	char tmp[4096];
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
-		prof_errorf(err, "%s: path too long", path);
-		return -1;
-	}
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		prof_errorf(err, "%s: %s", tmp, strerror(errno));
-		return -1;
-	}
-	prof_error werr = { { 0 } };
-	int r = f == PROF_FMT_V1 ? pro_v1_write(p, fd, &werr) : pro_native_write(p, fd, &werr);
-	if (close(fd) < 0 && !r) {
-		r = -1;
-		snprintf(werr.msg, sizeof(werr.msg), "%s", strerror(errno));
-	}
-	if (!r && rename(tmp, path) < 0) {
-		r = -1;
-		snprintf(werr.msg, sizeof(werr.msg), "%s", strerror(errno));
-	}
-	if (r) {
-		unlink(tmp);
-		prof_errorf(err, "%s: %s", path, werr.msg);
-	}
-	return r;
+	struct save_ctx c = { p, f };
+	return savefile_fd(path, save_fd, &c, err);
 }

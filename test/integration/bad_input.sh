@@ -59,3 +59,14 @@ expect_eq "no file: exit 2" "$STATUS" 2
 run_status "$MPROF" --help
 expect_eq "--help: exit 0" "$STATUS" 0
 expect_match "--help lists --top" "$OUT" "--top=flat\\|cum"
+
+# Writes that cannot happen: the path is named, nothing is left behind.
+for kind in folded pprof native skynet; do
+	run_status "$MPROF" --no-symbols --export=$kind -o "$TMP/no/such/dir/out" "$DATA/test_mem.pro"
+	expect_eq "export $kind to a missing directory: exit 1" "$STATUS" 1
+	expect_eq "export $kind: the reason, naming the file" "$ERR" "mprof-tui: $TMP/no/such/dir/out.tmp: No such file or directory"
+done
+run_status "$MPROF" --no-symbols --flamegraph="$TMP/no/dir/f.svg" "$DATA/test_mem.pro"
+expect_eq "flame graph to a missing directory: exit 1" "$STATUS" 1
+run_status "$MPROF" --no-symbols --export=folded -o "$TMP/ok.folded" "$DATA/test_mem.pro"
+expect_eq "an export that works leaves no .tmp" "$(ls "$TMP" | grep -c '\.tmp$')" 0
