@@ -116,32 +116,8 @@ expect_eq "list: the stale segment file is gone" "$(ls /dev/shm/mprof-$DEAD 2> /
 touch "$TMP/a.go" "$TMP/b.go"
 
 # --- the live screens in tmux ------------------------------------------------------
-if ! command -v tmux > /dev/null 2>&1; then
-	echo "ok - # SKIP tmux is not installed"
-	exit 0
-fi
-tm() { tmux -u -L "$SOCK" -f /dev/null "$@"; }
-screen() { tm capture-pane -p -t t; }
-wait_for() {
-	n=0
-	while [ "$n" -lt "${2:-300}" ]; do
-		screen | grep -F -q -- "$1" && return 0
-		sleep 0.1
-		n=$((n + 1))
-	done
-	return 1
-}
-check() {
-	if wait_for "$2" "$3"; then ok "$1"; else not_ok "$1" "no '$2' on the screen:" "$(screen | head -14)"; fi
-}
-keys() { tm send-keys -t t "$@"; }
-start() {
-	tm kill-session -t t > /dev/null 2>&1
-	tm new-session -d -s t -x 150 -y 30 \
-		"env -i PATH=\"$PATH\" HOME=\"$TMP\" TMPDIR=\"$TMP\" TERM=screen-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 PS1='$ ' sh"
-	wait_for '$' || not_ok "shell prompt in tmux" "$(screen)"
-	keys "cd '$TMP'" Enter
-}
+. "$TOP/test/tmux.sh"
+start() { tmux_start 150 30 "$TMP"; }
 # to_bytes "+196 KiB": the value in bytes.
 to_bytes() {
 	echo "$1" | awk '{ v = $1 + 0; u = $2

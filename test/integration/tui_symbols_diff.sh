@@ -7,44 +7,16 @@
 # --alloc/--objects, and names with escape sequences drawn escaped.
 . "$(dirname "$0")/../lib.sh"
 
-if ! command -v tmux >/dev/null 2>&1; then
-	echo "ok - # SKIP tmux is not installed"
-	exit 0
-fi
 SOCK=mprof-sd-$$
-SOCKDIR=${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)
-trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -f "$SOCKDIR/$SOCK"; rm -rf "$TMP"' EXIT
+. "$TOP/test/tmux.sh"
 # Copies under short names, so that the header shows them whole.
 cp "$DATA/test_mem_fixed.pro" "$TMP/base.pro"
 cp "$DATA/test_mem.pro" "$TMP/new.pro"
 BASE=base.pro
 NEW=new.pro
 
-tm() { tmux -u -L "$SOCK" -f /dev/null "$@"; }
-screen() { tm capture-pane -p -t t; }
-wait_for() {
-	n=0
-	while [ "$n" -lt "${2:-300}" ]; do
-		screen | grep -F -q -- "$1" && return 0
-		sleep 0.1
-		n=$((n + 1))
-	done
-	return 1
-}
-check() {
-	if wait_for "$2"; then ok "$1"; else not_ok "$1" "no '$2' on the screen:" "$(screen | head -14)"; fi
-}
 line() { screen | sed -n "$1p"; }
-keys() { tm send-keys -t t "$@"; }
-start() {
-	w=$1 h=$2
-	shift 2
-	tm kill-session -t t >/dev/null 2>&1
-	tm new-session -d -s t -x "$w" -y "$h" \
-		"env -i PATH=\"$PATH\" HOME=\"$TMP\" TERM=screen-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 PS1='$ ' $* sh"
-	wait_for '$' || not_ok "shell prompt in tmux" "$(screen)"
-	keys "cd '$TMP'" Enter
-}
+start() { w=$1 h=$2; shift 2; tmux_start "$w" "$h" "$TMP" "$@"; }
 # run ARGS: mprof-tui ARGS in the pane, the exit status echoed after it.
 run() { keys clear Enter "'$MPROF' $*; echo EXIT=\$?" Enter; }
 

@@ -4,44 +4,10 @@
 # Screens are waited for with a bounded poll, never a fixed sleep.
 . "$(dirname "$0")/../lib.sh"
 
-if ! command -v tmux >/dev/null 2>&1; then
-	echo "ok - # SKIP tmux is not installed"
-	exit 0
-fi
-SOCK=mprof-test-$$
-SOCKDIR=${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)
-trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -f "$SOCKDIR/$SOCK"; rm -rf "$TMP"' EXIT
+. "$TOP/test/tmux.sh"
 F=$DATA/test_mem.pro
-
-tm() { tmux -u -L "$SOCK" -f /dev/null "$@"; }
-screen() { tm capture-pane -p -t t; }
-# wait_for TEXT [tenths]: polls the pane until TEXT shows (default 30 s: sanitized builds on a busy machine are slow).
-wait_for() {
-	n=0
-	while [ "$n" -lt "${2:-300}" ]; do
-		screen | grep -F -q -- "$1" && return 0
-		sleep 0.1
-		n=$((n + 1))
-	done
-	return 1
-}
-# check NAME TEXT: ok when TEXT shows up on the screen in time.
-check() {
-	if wait_for "$2"; then ok "$1"; else not_ok "$1" "no '$2' on the screen:" "$(screen | head -12)"; fi
-}
-# line_of TEXT: the first screen line (1-based) holding TEXT.
-line_of() { screen | grep -n -F -- "$1" | head -1 | cut -d: -f1; }
-keys() { tm send-keys -t t "$@"; }
 # start W H [ENV...]: a fresh session with a plain sh in the tree's top.
-start() {
-	w=$1 h=$2
-	shift 2
-	tm kill-session -t t >/dev/null 2>&1
-	tm new-session -d -s t -x "$w" -y "$h" \
-		"env -i PATH=\"$PATH\" HOME=\"$TMP\" TERM=screen-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 PS1='$ ' $* sh"
-	wait_for '$' || not_ok "shell prompt in tmux" "$(screen)"
-	keys "cd '$TOP'" Enter
-}
+start() { w=$1 h=$2; shift 2; tmux_start "$w" "$h" "$TOP" "$@"; }
 
 # --- the main table, in use -------------------------------------------------
 start 100 30

@@ -1,0 +1,44 @@
+# test/tmux.sh - driving mprof-tui in a real terminal: a tmux server of the
+# test's own (-L), keys sent with send-keys, the screen read back with
+# capture-pane -p, screens waited for with a bounded poll (never a fixed
+# sleep). Source after test/lib.sh; skips the test when tmux is missing.
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "ok - # SKIP tmux is not installed"
+	exit 0
+fi
+# A test with its own EXIT trap sets SOCK first and kills the server itself.
+if [ -z "${SOCK:-}" ]; then
+	SOCK=mprof-test-$$
+	trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"; rm -rf "$TMP"' EXIT
+fi
+
+tm() { tmux -u -L "$SOCK" -f /dev/null "$@"; }
+screen() { tm capture-pane -p -t t; }
+keys() { tm send-keys -t t "$@"; }
+# wait_for TEXT [tenths]: polls the pane until TEXT shows (default 30 s:
+# sanitized builds on a busy machine are slow; a pass returns at once).
+wait_for() {
+	n=0
+	while [ "$n" -lt "${2:-300}" ]; do
+		screen | grep -F -q -- "$1" && return 0
+		sleep 0.1
+		n=$((n + 1))
+	done
+	return 1
+}
+# check NAME TEXT [tenths]: ok when TEXT shows up on the screen in time.
+check() {
+	if wait_for "$2" "$3"; then ok "$1"; else not_ok "$1" "no '$2' on the screen:" "$(screen | head -14)"; fi
+}
+# line_of TEXT: the first screen line (1-based) holding TEXT.
+line_of() { screen | grep -n -F -- "$1" | head -1 | cut -d: -f1; }
+# tmux_start W H DIR [ENV...]: a fresh session running a plain sh in DIR.
+tmux_start() {
+	w=$1 h=$2 dir=$3
+	shift 3
+	tm kill-session -t t >/dev/null 2>&1
+	tm new-session -d -s t -x "$w" -y "$h" \
+		"env -i PATH=\"$PATH\" HOME=\"$TMP\" TMPDIR=\"$TMP\" TERM=screen-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 PS1='$ ' $* sh"
+	wait_for '$' || not_ok "shell prompt in tmux" "$(screen)"
+	keys "cd '$dir'" Enter
+}
