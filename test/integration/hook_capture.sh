@@ -38,6 +38,10 @@ expect_eq "hook: freed blocks counted as allocated" "$alloc" "$((20 * 1000 + 190
 expect_eq "hook: main is the root of the leaks (and of stdout's buffer)" "$(sumf "$TMP/leaks.pro" main cum)" "$((7072 + 4096)) 30"
 expect_match "hook: dump records the command line and pid" "$("$MPROF" --info "$TMP/leaks.pro" 2>&1 | head -3)" "."
 
+# Every symbol the hook needs is defined (LD_BIND_NOW resolves all at load).
+LD_BIND_NOW=1 LD_PRELOAD=$HOOK "$TMP/leaks" > "$TMP/now.out" 2> "$TMP/now.err"; st=$?
+expect_eq "hook: loads with LD_BIND_NOW=1 (no undefined symbol)" "$st $(cat "$TMP/now.err")" "$plain "
+
 # skynet v1 dumps read back with the same numbers.
 MPROF_FORMAT=skynet MPROF_OUT=$TMP/leaks.v1.pro LD_PRELOAD=$HOOK "$TMP/leaks" > /dev/null
 expect_eq "hook: skynet v1 dump" "$(sumf "$TMP/leaks.v1.pro" leak_malloc flat)" "1000 10"
