@@ -125,6 +125,10 @@ static int shard_put(shard *s, uint64_t h, const live_ent *e)
 /* Removes ptr from s into *out; 1 if it was there. */
 static int shard_take(shard *s, uint64_t h, uint64_t ptr, live_ent *out)
 {
+	/* Start the slot's cache miss before the lock (a racy read is fine
+	 * for a prefetch: it never faults). */
+	live_ent *t0 = __atomic_load_n(&s->tab, __ATOMIC_RELAXED);
+	__builtin_prefetch(&t0[(h >> 8) & __atomic_load_n(&s->mask, __ATOMIC_RELAXED)], 1);
 	shard_lock(s);
 	uint64_t mask = s->mask, i = (h >> 8) & mask;
 	live_ent *tab = s->tab;
