@@ -1,5 +1,6 @@
 /* fuzz_load - any bytes through format detection, every reader, the
- * aggregation and both reports. FUZZ_SEEDS: test/data/*.pro */
+ * aggregation and both reports. */
+// FUZZ_SEEDS: test/data/*.pro test/data/*/*.heap test/data/go/*/heap* test/data/folded/*
 #include <stdio.h>
 
 #include "core/agg.h"

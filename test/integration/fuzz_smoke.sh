@@ -6,4 +6,4 @@
 case "${B:-build}" in
 *san*) echo "ok - fuzz # SKIP already run in the plain suite"; exit 0 ;;
 esac
-sh "$TOP/test/fuzz/run.sh" smoke "${FUZZ_SMOKE_SECONDS:-4}"
+sh "$TOP/test/fuzz/run.sh" smoke "${FUZZ_SMOKE_SECONDS:-3}"
