@@ -193,7 +193,7 @@ static inline void add_cum(agg_part *t, uint32_t node, uint32_t mark, uint8_t se
 	t->flags[node] |= seen;
 	agg_vals *nv = &t->v[node];
 	for (int k = 0; k < AGG_NMETRIC; k++)
-		nv->cum[k] += v[k];
+		agg_add(&nv->cum[k], v[k]);
 }
 
 static void *agg_run(void *arg)
@@ -212,7 +212,7 @@ static void *agg_run(void *arg)
 		t->nsamples[0] += inuse;
 		t->nsamples[1]++;
 		for (int k = 0; k < AGG_NMETRIC; k++)
-			t->total[k] += v[k];
+			agg_add(&t->total[k], v[k]);
 		const prof_stack *st = &p->stacks.v[s->stack];
 		if (!st->depth)
 			continue;
@@ -238,7 +238,7 @@ static void *agg_run(void *arg)
 		}
 		t->flags[lnode] |= leaf;
 		for (int k = 0; k < AGG_NMETRIC; k++)
-			t->v[lnode].flat[k] += v[k];
+			agg_add(&t->v[lnode].flat[k], v[k]);
 	}
 	return NULL;
 }
@@ -293,12 +293,12 @@ int agg_compute(agg *a, const prof *p, const prof_nodemap *m)
 			for (size_t x = 0; x < n; x++) {
 				a->flags[x] |= t[i].flags[x];
 				for (int k = 0; k < AGG_NMETRIC; k++) {
-					a->v[x].flat[k] += t[i].v[x].flat[k];
-					a->v[x].cum[k] += t[i].v[x].cum[k];
+					agg_add(&a->v[x].flat[k], t[i].v[x].flat[k]);
+					agg_add(&a->v[x].cum[k], t[i].v[x].cum[k]);
 				}
 			}
 			for (int k = 0; k < AGG_NMETRIC; k++)
-				a->total[k] += t[i].total[k];
+				agg_add(&a->total[k], t[i].total[k]);
 			a->nsamples[0] += t[i].nsamples[0];
 			a->nsamples[1] += t[i].nsamples[1];
 		}

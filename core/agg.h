@@ -83,6 +83,13 @@ typedef struct agg {
 int agg_compute(agg *a, const prof *p, const prof_nodemap *m);
 void agg_free(agg *a);
 
+/* Adds with wrap-around instead of signed overflow: hostile 64-bit
+ * counters may sum past INT64_MAX; real ones never do. */
+static inline void agg_add(int64_t *dst, int64_t v)
+{
+	*dst = (int64_t)((uint64_t)*dst + (uint64_t)v);
+}
+
 /* The in-use and alloc values of one sample, as the reference reads them. */
 static inline void agg_sample_vals(const prof_sample *s, int64_t v[AGG_NMETRIC])
 {

@@ -57,7 +57,7 @@ static int side_add(side *s, uint32_t node, uint32_t mark, const int64_t v[AGG_N
 	cg_edge *e = &s->e[s->slot[node] - 1];
 	e->seen |= seen;
 	for (int k = 0; k < AGG_NMETRIC; k++)
-		e->v[k] += v[k];
+		agg_add(&e->v[k], v[k]);
 	return 0;
 }
 
@@ -99,9 +99,9 @@ int callgraph_compute(callgraph *cg, const prof *p, const prof_nodemap *m, uint3
 		uint32_t mark = (uint32_t)i + 1;
 		cg->seen |= seen;
 		for (int k = 0; k < AGG_NMETRIC; k++) {
-			cg->cum[k] += v[k];
+			agg_add(&cg->cum[k], v[k]);
 			if (at == 0)
-				cg->flat[k] += v[k];
+				agg_add(&cg->flat[k], v[k]);
 		}
 		/* Recursion: every occurrence adds its edges, each edge once per stack. */
 		for (long d = at; d < n; d++) {

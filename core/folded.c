@@ -50,6 +50,9 @@ static int tab_grow(const prof *p, name_tab *t)
 
 static uint32_t frame_of(prof *p, name_tab *t, const char *s, size_t n)
 {
+	/* Names are C strings in the pool: a NUL byte ends one here too, so
+	 * lookups and rehashing see the same bytes. */
+	n = strnlen(s, n);
 	size_t h = fnv(s, n) & t->mask;
 	while (t->slot[h]) {
 		const char *nm = p->strs.v + p->frames.v[t->slot[h] - 1].name;

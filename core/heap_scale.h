@@ -7,6 +7,12 @@
 #include <math.h>
 #include <stdint.h>
 
+/* A scaled value as u64: hostile counts can scale past 2^64 (saturate). */
+static inline uint64_t heap_scale_clamp(double v)
+{
+	return v >= 18446744073709551615.0 ? UINT64_MAX : v > 0 ? (uint64_t)v : 0;
+}
+
 /* Scales (count, bytes) in place; rate <= 1 means every allocation was
  * recorded. Truncates toward zero as pprof's int64() conversion does. */
 static inline void heap_scale(uint64_t *count, uint64_t *bytes, uint64_t rate)
@@ -19,8 +25,8 @@ static inline void heap_scale(uint64_t *count, uint64_t *bytes, uint64_t rate)
 		return;
 	double avg = (double)*bytes / (double)*count;
 	double scale = 1.0 / (1.0 - exp(-avg / (double)rate));
-	*count = (uint64_t)((double)*count * scale);
-	*bytes = (uint64_t)((double)*bytes * scale);
+	*count = heap_scale_clamp((double)*count * scale);
+	*bytes = heap_scale_clamp((double)*bytes * scale);
 }
 
 #endif

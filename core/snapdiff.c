@@ -21,7 +21,7 @@ int snap_take(snap *s, const prof *p, int number, int64_t wall, int64_t mono_ns)
 		int64_t v[AGG_NMETRIC];
 		agg_sample_vals(x, v);
 		for (int m = 0; m < AGG_NMETRIC; m++)
-			s->total[m] += v[m];
+			agg_add(&s->total[m], v[m]);
 	}
 	return 0;
 }

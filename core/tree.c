@@ -61,9 +61,9 @@ static int tree_build_kids(calltree *t, uint32_t i)
 		c->nsamples++;
 		c->seen |= AGG_SEEN_ALLOC | ((v[AGG_INUSE_BYTES] || v[AGG_INUSE_OBJS]) ? AGG_SEEN_INUSE : 0);
 		for (int m = 0; m < AGG_NMETRIC; m++) {
-			c->cum[m] += v[m];
+			agg_add(&c->cum[m], v[m]);
 			if ((long)depth == n - 1)
-				c->flat[m] += v[m];
+				agg_add(&c->flat[m], v[m]);
 		}
 	}
 	for (uint32_t k = first; k < first + nk; k++) {
@@ -113,7 +113,7 @@ int tree_build(calltree *t, const prof *p, const prof_nodemap *m)
 		int64_t v[AGG_NMETRIC];
 		agg_sample_vals(&p->samples.v[i], v);
 		for (int k = 0; k < AGG_NMETRIC; k++)
-			r->cum[k] += v[k];
+			agg_add(&r->cum[k], v[k]);
 	}
 	r->nsamples = p->samples.len;
 	r->expanded = 1;

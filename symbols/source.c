@@ -44,11 +44,11 @@ long sym_source_lines(sym *s, const char *file, sym_line_vals **vals)
 				sym_line_vals *lv = &v[l->line];
 				if (j == 0 && k == 0)
 					for (int m = 0; m < AGG_NMETRIC; m++)
-						lv->flat[m] += mv[m];
+						agg_add(&lv->flat[m], mv[m]);
 				if (stamp[l->line] != i + 1) { /* once per stack */
 					stamp[l->line] = (uint32_t)(i + 1);
 					for (int m = 0; m < AGG_NMETRIC; m++)
-						lv->cum[m] += mv[m];
+						agg_add(&lv->cum[m], mv[m]);
 				}
 			}
 		}

@@ -45,18 +45,18 @@ for src in test/fuzz/fuzz_*.c; do
 			echo "ok - fuzz $name: $n kept crash inputs replay cleanly"
 		else
 			echo "not ok - fuzz $name: a kept crash input fails again"
-			grep -m5 -E "ERROR|runtime error|Running" "$out/$name.regress.log" | sed 's/^/#   /'
+			grep -a -m5 -E "ERROR|runtime error|Running" "$out/$name.regress.log" | sed 's/^/#   /'
 			status=1
 		fi
 	fi
 	for s in $seeds; do [ -f "$s" ] && cp "$s" "$out/corpus/$name/" 2>/dev/null; done
 	if "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$reg/" \
 		"$out/corpus/$name" > "$out/$name.log" 2>&1; then
-		runs=$(grep -o 'Done [0-9]* runs' "$out/$name.log" | tail -1)
+		runs=$(grep -a -o "Done [0-9]* runs" "$out/$name.log" | tail -1)
 		echo "ok - fuzz $name: ${secs}s, ${runs:-no run count}, no crash"
 	else
 		echo "not ok - fuzz $name: crash (input kept in $reg/)"
-		grep -m5 -E "ERROR|runtime error|SUMMARY" "$out/$name.log" | sed 's/^/#   /'
+		grep -a -m5 -E "ERROR|runtime error|SUMMARY" "$out/$name.log" | sed 's/^/#   /'
 		status=1
 	fi
 done
