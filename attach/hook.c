@@ -472,6 +472,10 @@ static void hook_init(void)
 	h->state = SEG_STATE_RUNNING;
 	hook_seg = h;
 	__atomic_store_n(&hook_state, 2, __ATOMIC_RELEASE);
+	if (got_late()) {   /* dlopened into a running program (mprof-tui --inject) */
+		h->flags |= SEG_FLAG_LATE;
+		got_patch_all();
+	}
 	th.busy--;
 }
 
@@ -885,3 +889,16 @@ EXPORT void *pvalloc(size_t n)
 		errno = rc;
 	return rc ? NULL : p;
 }
+
+/* got.c points a running program's GOT slots here (hidden aliases: the
+ * exported names may resolve to libc's from inside the hook). */
+#define GOT_ALIAS(fn) extern __typeof(fn) got_##fn __attribute__((alias(#fn), visibility("hidden")));
+GOT_ALIAS(malloc) GOT_ALIAS(free) GOT_ALIAS(calloc) GOT_ALIAS(realloc) GOT_ALIAS(reallocarray)
+GOT_ALIAS(posix_memalign) GOT_ALIAS(aligned_alloc) GOT_ALIAS(memalign) GOT_ALIAS(valloc) GOT_ALIAS(pvalloc)
+const got_target hook_got_targets[] = {
+	{ "malloc", (void *)got_malloc }, { "free", (void *)got_free }, { "calloc", (void *)got_calloc },
+	{ "realloc", (void *)got_realloc }, { "reallocarray", (void *)got_reallocarray },
+	{ "posix_memalign", (void *)got_posix_memalign }, { "aligned_alloc", (void *)got_aligned_alloc },
+	{ "memalign", (void *)got_memalign }, { "valloc", (void *)got_valloc }, { "pvalloc", (void *)got_pvalloc },
+	{ "cfree", (void *)got_free }, { NULL, NULL },
+};

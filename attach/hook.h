@@ -120,6 +120,24 @@ void elfsym_close(struct elfsym *e);
 int elfsym_name(struct elfsym *e, char *buf, size_t cap, const char *path, uint64_t addr,
 		uint64_t bias, uint64_t base, uint64_t offset);
 
+/* got.c: a hook loaded into a running process (injected with dlopen) is
+ * not the program's allocator; it points the GOT slots of every module
+ * (not libc's, the loader's or its own) at its own functions. */
+typedef struct got_target {
+	const char *name;
+	void *fn;
+} got_target;
+/* hook.c: the replacements, malloc first, ended by a NULL name. */
+extern const got_target hook_got_targets[];
+/* 1 when the program's malloc is not the hook's (it was loaded late). */
+int got_late(void);
+/* Patches every loaded module's slots not yet patched; returns how many. */
+int got_patch_all(void);
+/* Puts every patched slot back; returns how many. */
+int got_restore_all(void);
+/* 1 when p is one of hook_got_targets' functions. */
+int target_of_ptr(const void *p);
+
 /* mmap-backed memory for the hook; sizes rounded to pages. */
 void *hook_map(size_t size);
 void hook_unmap(void *p, size_t size);

@@ -33,6 +33,13 @@ enum seg_state {
 	SEG_STATE_EXITED = 2,    /* the process ran its exit handlers */
 };
 
+/* header.flags. */
+enum seg_flag {
+	SEG_FLAG_LATE = 1,       /* loaded into a running process (mprof-tui --inject):
+				  * history before that is unknown */
+	SEG_FLAG_DETACHED = 2,   /* mprof_detach: the program's calls no longer reach the hook */
+};
+
 /* Unwinder in use (header.unwind). */
 enum seg_unwind {
 	SEG_UNWIND_LIBUNWIND = 0,
@@ -63,7 +70,7 @@ typedef struct seg_header {
 	uint32_t state;            /* enum seg_state */
 	uint32_t unwind;           /* enum seg_unwind */
 	uint32_t max_depth;        /* MPROF_DEPTH */
-	uint32_t pad0;
+	uint32_t flags;            /* SEG_FLAG_* */
 	char cmdline[512];         /* argv joined by spaces, NUL-terminated, truncated */
 
 	uint64_t off[SEG_R_COUNT]; /* byte offset of each region in the file */

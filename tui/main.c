@@ -12,6 +12,7 @@
 #include "core/flamegraph.h"
 #include "core/load.h"
 #include "core/report.h"
+#include "attach/inject.h"
 #include "attach/launch.h"
 #include "attach/listing.h"
 #include "attach/snapshot.h"
@@ -27,6 +28,7 @@ static const char usage_text[] =
 	"       mprof-tui --info FILE\n"
 	"       mprof-tui --snapshot PID -o FILE\n"
 	"       mprof-tui --attach [PID] [--interval MS]\n"
+	"       mprof-tui --inject PID | --detach PID\n"
 	"       mprof-tui [--interval MS] -- COMMAND [ARGS...]\n"
 	"\n"
 	"Reads a heap profile (skynet-mprof .pro v1, or mprof's native format;\n"
@@ -77,6 +79,11 @@ static const char usage_text[] =
 	"  --interval MS        refresh period (default 500)\n"
 	"  --snapshot PID -o FILE  write the current state of a process running\n"
 	"                       under libmprof.so to FILE (native format)\n"
+	"  --inject PID         load libmprof.so into a process started without it\n"
+	"                       (ptrace, x86_64); recording starts then, earlier\n"
+	"                       history is unknown. --attach PID offers it (y/n)\n"
+	"  --detach PID         stop an injected hook: the program's calls go to\n"
+	"                       libc again; its segment stays readable\n"
 	"  -h, --help           this text\n"
 	"\n"
 	"Exit status: 0 on success, 2 on bad input or usage, 1 on other errors.\n";
@@ -121,12 +128,13 @@ int main(int argc, char **argv)
 		return 1;
 	enum { O_TOP = 256, O_ALLOC, O_INUSE, O_OBJECTS, O_FORMAT, O_GRAN, O_INFO,
 	       O_NOSYM, O_ROOT, O_SPATH, O_SDIR, O_SNAPSHOT, O_EXPORT, O_DIFF, O_FLAME,
-	       O_ATTACH, O_INTERVAL, O_BASE };
+	       O_ATTACH, O_INTERVAL, O_BASE, O_INJECT, O_DETACH };
 	int attach = 0;
 	long interval = 500;
 	int export_fmt = -1;
 	const char *diff_base = NULL, *flame_out = NULL, *base_path = NULL;
 	const char *snap_pid = NULL, *snap_out = NULL;
+	const char *inject_pid = NULL, *detach_pid = NULL;
 	static const struct option opts[] = {
 		{ "top", required_argument, NULL, O_TOP },
 		{ "alloc", no_argument, NULL, O_ALLOC },
@@ -146,6 +154,8 @@ int main(int argc, char **argv)
 		{ "base", required_argument, NULL, O_BASE },
 		{ "flamegraph", required_argument, NULL, O_FLAME },
 		{ "attach", no_argument, NULL, O_ATTACH },
+		{ "inject", required_argument, NULL, O_INJECT },
+		{ "detach", required_argument, NULL, O_DETACH },
 		{ "interval", required_argument, NULL, O_INTERVAL },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
@@ -202,6 +212,8 @@ int main(int argc, char **argv)
 		case O_BASE: base_path = optarg; break;
 		case O_FLAME: flame_out = optarg; break;
 		case O_ATTACH: attach = 1; break;
+		case O_INJECT: inject_pid = optarg; break;
+		case O_DETACH: detach_pid = optarg; break;
 		case O_INTERVAL: {
 			char *end;
 			errno = 0;
@@ -232,6 +244,8 @@ int main(int argc, char **argv)
 	}
 	if (snap_pid)
 		return snapshot_main(snap_pid, snap_out);
+	if (inject_pid || detach_pid)
+		return inject_main(inject_pid ? inject_pid : detach_pid, !inject_pid);
 	/* Live: --attach [PID], or -- COMMAND ARGS (getopt stops at "--"). */
 	int dashdash = optind > 1 && !strcmp(argv[optind - 1], "--") && optind < argc;
 	if (attach || dashdash) {

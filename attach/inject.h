@@ -1,0 +1,41 @@
+/* inject.h - load libmprof.so into a process started without it (ptrace,
+ * x86_64): stop every thread, make sure none is inside the allocator or the
+ * dynamic loader, call dlopen on one of them, restore it, let go.  The
+ * hook then redirects the program's calls itself (attach/got.c). */
+#ifndef MPROF_INJECT_H
+#define MPROF_INJECT_H
+
+#include "core/load.h"
+
+/* What inject_load found or did. */
+enum {
+	INJECT_LOADED = 0,      /* the hook was loaded: recording from now on */
+	INJECT_PRESENT = 1,     /* a segment already existed (preloaded or injected) */
+	INJECT_REATTACHED = 2,  /* an injected, detached hook was switched back on */
+};
+
+/* Loads lib (made absolute here) into pid and waits for its segment.
+ * INJECT_* (>= 0), or -1 with a one-line err: not permitted, no such
+ * process, statically linked, no dlopen, already traced, exited meanwhile,
+ * never a safe moment, dlopen failed (with the target's dlerror). */
+int inject_load(int pid, const char *lib, prof_error *err);
+
+/* Calls mprof_detach() in pid: its GOT slots back to libc, the segment
+ * kept.  The slots restored (>= 0), or -1 with err. */
+int inject_detach(int pid, prof_error *err);
+
+/* The segment's SEG_FLAG_* of pid, or -1 when it has none. */
+int inject_seg_flags(int pid);
+
+/* --attach on a process with no segment: asks on the terminal (one key,
+ * y/n) and injects.  1 injected, 0 declined (or no such process: the
+ * attach says so), -1 with err. */
+int inject_offer(int pid, const char *lib, prof_error *err);
+/* Quitting a session on an injected, still recording process: asks
+ * d (detach) or k (keep recording) and does it.  1 detached, 0 not, -1
+ * the detach failed (said on stderr). */
+int inject_quit_offer(int pid);
+/* --inject PID / --detach PID: messages on stdout/stderr; exit status. */
+int inject_main(const char *pid_arg, int detach);
+
+#endif

@@ -1,0 +1,5 @@
+# attach/inject.mk: loading the hook into a running process. got.c (in the
+# hook) redirects the program's GOT slots; inject.c (mprof-tui --inject,
+# --detach) stops the target with ptrace and makes it call dlopen.
+HOOK_SRC += attach/got.c
+CONSUMER_SRC += attach/inject.c
