@@ -9,3 +9,8 @@ CONSUMER_SRC += attach/segment_read.c attach/snapshot.c attach/elfsym.c attach/m
 
 # Frame pointers in the hook itself, so MPROF_UNWIND=fp can walk out of it.
 $(B)/pic/attach/%.o: CFLAGS += -fno-omit-frame-pointer
+
+# Recording (MPROF_RECORD, mprof-tui --record) and sampling (MPROF_SAMPLE).
+HOOK_SRC += attach/sample.c attach/record.c attach/record_hook.c
+HOOK_LIBS += -lm
+CONSUMER_SRC += attach/record.c attach/record_attach.c

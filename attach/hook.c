@@ -353,6 +353,7 @@ __attribute__((destructor)) static void hook_fini(void)
 		return;
 	if (!th.busy++)
 		ring_flush(h, &th);
+	record_stop();
 	if (out_path[0]) {
 		char path[4200];
 		dump_path(path, sizeof(path), 0);
@@ -424,7 +425,9 @@ static void hook_init(void)
 	use_cache = (int)env_num("MPROF_CACHE", 1, 0, 1);
 	uint64_t stacks = env_num("MPROF_STACKS", 1 << 18, 1024, 1u << 30);
 	uint64_t ring = 1;
-	uint64_t want_ring = env_num("MPROF_RING", 1 << 16, 1, 1u << 28);
+	const char *rec_dir = getenv("MPROF_RECORD");
+	sample_rate = env_num("MPROF_SAMPLE", 0, 0, 1ull << 40);
+	uint64_t want_ring = env_num("MPROF_RING", rec_dir && *rec_dir ? 1 << 20 : 1 << 16, 1, 1u << 28);
 	while (ring < want_ring)
 		ring *= 2;
 	const char *out = getenv("MPROF_OUT");
@@ -450,6 +453,7 @@ static void hook_init(void)
 		return;
 	}
 	h->unwind = fp ? SEG_UNWIND_FP : SEG_UNWIND_LIBUNWIND;
+	h->sample_rate = sample_rate;
 	uint64_t lo, hi;
 	if (!modules_self_range((void *)hook_init, &lo, &hi))
 		unwind_set_self(lo, hi);
@@ -471,12 +475,19 @@ static void hook_init(void)
 	}
 	h->state = SEG_STATE_RUNNING;
 	hook_seg = h;
+	if (rec_dir && *rec_dir)
+		record_start(h, rec_dir);
 	__atomic_store_n(&hook_state, 2, __ATOMIC_RELEASE);
 	if (got_late()) {   /* dlopened into a running program (mprof-tui --inject) */
 		h->flags |= SEG_FLAG_LATE;
 		got_patch_all();
 	}
 	th.busy--;
+}
+
+void hook_quiet(void)
+{
+	th.busy = 1;
 }
 
 __attribute__((constructor)) static void hook_ctor(void)
@@ -560,6 +571,8 @@ static void record_alloc(void *p, size_t n, uint64_t fa)
 		if (!th.state)
 			thread_setup();
 	}
+	if (sample_rate && !sample_take(&th, n))
+		return;
 	int trunc = 0;
 	uint32_t id = UINT32_MAX;
 	if (th.sc) {
@@ -588,7 +601,7 @@ static void record_alloc(void *p, size_t n, uint64_t fa)
 		return;
 	}
 	count(id, 0, n);
-	ring_push(h, &th, SEG_EV_ALLOC, id, n);
+	ring_push(h, &th, SEG_EV_ALLOC, id, n, (uint64_t)(uintptr_t)p);
 }
 
 static void record_free(void *p)
@@ -597,13 +610,14 @@ static void record_free(void *p)
 	uint32_t id;
 	uint64_t n;
 	if (!live_take((uint64_t)(uintptr_t)p, &id, &n)) {
-		__atomic_fetch_add(&h->unknown_frees, 1, __ATOMIC_RELAXED);
+		if (!sample_rate)   /* sampling: most blocks were never in the table */
+			__atomic_fetch_add(&h->unknown_frees, 1, __ATOMIC_RELAXED);
 		return;
 	}
 	if (unlikely(!th.state))
 		thread_setup();
 	count(id, 1, n);
-	ring_push(h, &th, SEG_EV_FREE, id, n);
+	ring_push(h, &th, SEG_EV_FREE, id, n, (uint64_t)(uintptr_t)p);
 }
 
 /* 1 when this call should be recorded; 0 to pass straight through. */
@@ -771,8 +785,8 @@ static inline __attribute__((always_inline)) void *realloc_impl(void *p, size_t 
 			if (unlikely(!th.state))
 				thread_setup();
 			count(id, 1, old);
-			ring_push(h, &th, SEG_EV_FREE, id, old);
-		} else if (p) {
+			ring_push(h, &th, SEG_EV_FREE, id, old, (uint64_t)(uintptr_t)p);
+		} else if (p && !sample_rate) {
 			__atomic_fetch_add(&h->unknown_frees, 1, __ATOMIC_RELAXED);
 		}
 		if (q)

@@ -37,6 +37,8 @@ typedef struct hook_thread {
 	struct ring_stage *stage; /* events not yet in the ring, or NULL; owned */
 	uint32_t ndefer;   /* blocks freed by signal handlers inside the hook */
 	void *defer[HOOK_DEFER];
+	int64_t sample_left;     /* MPROF_SAMPLE: bytes until the next sampled allocation */
+	uint64_t sample_rng;     /* its random state (0: not seeded) */
 	uint32_t cache_hash[64]; /* hash -> stack id cache (low bits index) */
 	uint32_t cache_id[64];
 } hook_thread;
@@ -81,8 +83,8 @@ void live_lock_all(void);
 void live_unlock_all(void);
 uint64_t live_count(void);
 
-/* ring.c: appends an event. */
-void ring_push(seg_header *h, hook_thread *t, uint32_t kind, uint32_t stack, uint64_t size);
+/* ring.c: appends an event (ptr: the block, for its pairing key). */
+void ring_push(seg_header *h, hook_thread *t, uint32_t kind, uint32_t stack, uint64_t size, uint64_t ptr);
 /* Publishes the thread's staged events and adds its pending count of
  * overwritten events to the header.  Never from a signal handler that
  * interrupted the hook (busy). */
@@ -119,6 +121,20 @@ void elfsym_close(struct elfsym *e);
 #define ELFSYM_NAME_MAX 256
 int elfsym_name(struct elfsym *e, char *buf, size_t cap, const char *path, uint64_t addr,
 		uint64_t bias, uint64_t base, uint64_t offset);
+
+/* sample.c: MPROF_SAMPLE. 1 when an allocation of n bytes is to be
+ * recorded (each thread counts down an exponential number of bytes). */
+extern uint64_t sample_rate;
+int sample_take(hook_thread *t, uint64_t n);
+
+/* record_hook.c: MPROF_RECORD=DIR, a writer thread draining the ring into
+ * files. record_start at init (0 or -1 after saying why); record_stop at
+ * exit drains what is left and closes the file (only in the process that
+ * started it). hook_quiet makes the calling thread's allocations pass
+ * through unrecorded (the writer's own). */
+int record_start(seg_header *h, const char *dir);
+void record_stop(void);
+void hook_quiet(void);
 
 /* got.c: a hook loaded into a running process (injected with dlopen) is
  * not the program's allocator; it points the GOT slots of every module

@@ -1,16 +1,20 @@
-/* ring.c - the event ring: every alloc and free, timestamped.  Writers never
- * wait; when nobody reads, old events are overwritten and counted in
- * header.dropped_events.  A thread stages its events (RING_STAGE of them,
- * or 10 ms worth) in a buffer of its own and publishes them together: one
+/* ring.c - the event ring: every alloc and free, timestamped.  When nobody
+ * reads, old events are overwritten and counted in header.dropped_events;
+ * while a recorder reads (MPROF_RECORD), a writer about to overwrite an
+ * unread event waits for it instead, at most RING_WAIT_MAX_NS, and counts
+ * the wait.  A thread stages its events (RING_STAGE of them, or 10 ms worth) in a buffer of its own and publishes them together: one
  * atomic add on ring_head per batch instead of per event, and the stores
  * into the ring overlap instead of stalling each locked instruction that
  * follows.  Times come from the coarse monotonic clock (a few ns to read;
  * kernel tick resolution): times are for timelines. */
 #include "attach/hook.h"
 
+#include <sched.h>
 #include <time.h>
 
 #define RING_STAGE_NS 10000000
+#define RING_WAIT_MAX_NS 50000000LL     /* the longest a producer waits for the recorder */
+#define RING_BEAT_STALE_NS 1000000000LL /* a recorder silent this long is gone */
 
 struct ring_stage {
 	uint32_t n;
@@ -28,6 +32,51 @@ void ring_stage_free(struct ring_stage *s)
 	hook_unmap(s, sizeof(struct ring_stage));
 }
 
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* A recorder is reading (rec_beat_ns recent): wait until slot idx is free,
+ * at most RING_WAIT_MAX_NS, and count the wait. Returns 1 if it is free. */
+static int ring_wait(seg_header *h, uint64_t idx)
+{
+	uint64_t cap = h->ring_cap;
+	uint64_t beat = __atomic_load_n(&h->rec_beat_ns, __ATOMIC_RELAXED);
+	if (!beat)
+		return 0;
+	int64_t t0 = mono_ns();
+	if (t0 - h->start_mono_ns - (int64_t)beat > RING_BEAT_STALE_NS)
+		return 0;
+	int64_t now = t0;
+	int free_ = 0;
+	for (unsigned spin = 0;; spin++) {
+		if (idx - cap < __atomic_load_n(&h->ring_read, __ATOMIC_ACQUIRE)) {
+			free_ = 1;
+			break;
+		}
+		now = mono_ns();
+		if (now - t0 > RING_WAIT_MAX_NS)
+			break;
+		if (spin < 16) {
+			sched_yield();
+		} else {
+			struct timespec ts = { 0, 20000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	uint64_t d = (uint64_t)(now - t0);
+	__atomic_fetch_add(&h->rec_waits, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&h->rec_wait_ns, d, __ATOMIC_RELAXED);
+	uint64_t mx = __atomic_load_n(&h->rec_wait_max_ns, __ATOMIC_RELAXED);
+	while (d > mx && !__atomic_compare_exchange_n(&h->rec_wait_max_ns, &mx, d, 1, __ATOMIC_RELAXED,
+						      __ATOMIC_RELAXED))
+		;
+	return free_;
+}
+
 /* Publishes n events: each slot's seq is 0 while it is written, then its
  * index + 1 (release). */
 static void ring_write(seg_header *h, hook_thread *t, const seg_event *ev, uint32_t n)
@@ -36,8 +85,12 @@ static void ring_write(seg_header *h, hook_thread *t, const seg_event *ev, uint3
 	uint64_t cap = h->ring_cap, read = __atomic_load_n(&h->ring_read, __ATOMIC_RELAXED);
 	seg_event *ring = seg_region(h, SEG_R_RING);
 	for (uint32_t k = 0; k < n; k++, idx++) {
-		if (idx >= cap && idx - cap >= read)
-			t->drops++;
+		if (idx >= cap && idx - cap >= read) {
+			read = __atomic_load_n(&h->ring_read, __ATOMIC_ACQUIRE);
+			if (idx - cap >= read && !ring_wait(h, idx))
+				t->drops++;
+			read = __atomic_load_n(&h->ring_read, __ATOMIC_ACQUIRE);
+		}
 		seg_event *e = &ring[idx & (cap - 1)];
 		__atomic_store_n(&e->seq, 0, __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_RELEASE);
@@ -46,6 +99,7 @@ static void ring_write(seg_header *h, hook_thread *t, const seg_event *ev, uint3
 		e->stack = ev[k].stack;
 		e->kind = ev[k].kind;
 		e->tid = ev[k].tid;
+		e->key = ev[k].key;
 		__atomic_store_n(&e->seq, idx + 1, __ATOMIC_RELEASE);
 	}
 	if (t->drops >= RING_DROP_BATCH) {
@@ -54,13 +108,13 @@ static void ring_write(seg_header *h, hook_thread *t, const seg_event *ev, uint3
 	}
 }
 
-void ring_push(seg_header *h, hook_thread *t, uint32_t kind, uint32_t stack, uint64_t size)
+void ring_push(seg_header *h, hook_thread *t, uint32_t kind, uint32_t stack, uint64_t size, uint64_t ptr)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	int64_t ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - h->start_mono_ns;
 	seg_event ev = { .time_ns = ns > 0 ? (uint64_t)ns : 0, .size = size, .stack = stack,
-			 .kind = kind, .tid = t->tid };
+			 .kind = kind, .tid = t->tid, .key = (uint32_t)(ptr >> 4) };
 	struct ring_stage *s = t->stage;
 	if (!s) {
 		ring_write(h, t, &ev, 1);

@@ -99,7 +99,15 @@ typedef struct seg_header {
 	uint64_t dumps;            /* dumps written so far */
 	uint64_t counter_lanes;    /* lanes of counters, 1 to SEG_MAX_LANES */
 	uint64_t lane_cap;         /* entries in each lane after the first, <= stack_cap */
-	uint64_t reserved[6];
+	/* Recording (MPROF_RECORD, mprof-tui --record): while rec_beat_ns is
+	 * recent, producers wait (bounded) for ring_read instead of
+	 * overwriting, and count how often and how long here. */
+	uint64_t rec_beat_ns;      /* the recorder's last sign of life (event clock); 0: none */
+	uint64_t rec_waits;        /* producer waits for the recorder */
+	uint64_t rec_wait_ns;      /* their total duration */
+	uint64_t rec_wait_max_ns;  /* the longest one */
+	uint64_t sample_rate;      /* MPROF_SAMPLE: mean bytes per sampled allocation; 0: all */
+	uint64_t reserved[1];
 } seg_header;
 
 #define SEG_MAX_LANES 64
@@ -156,7 +164,7 @@ typedef struct seg_event {
 	uint32_t stack;            /* stack id; UINT32_MAX when unknown */
 	uint32_t kind;             /* enum seg_event_kind */
 	uint32_t tid;
-	uint32_t pad;
+	uint32_t key;              /* (uint32_t)(ptr >> 4): pairs a free with its allocation */
 } seg_event;
 
 #define SEG_MOD_PATH 448

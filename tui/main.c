@@ -18,6 +18,8 @@
 #include "attach/snapshot.h"
 #include "symbols/sym.h"
 #include "tui/tui.h"
+#include "tui/rec.h"
+#include "attach/record_attach.h"
 
 #define EXIT_BAD 2
 
@@ -128,7 +130,10 @@ int main(int argc, char **argv)
 		return 1;
 	enum { O_TOP = 256, O_ALLOC, O_INUSE, O_OBJECTS, O_FORMAT, O_GRAN, O_INFO,
 	       O_NOSYM, O_ROOT, O_SPATH, O_SDIR, O_SNAPSHOT, O_EXPORT, O_DIFF, O_FLAME,
-	       O_ATTACH, O_INTERVAL, O_BASE, O_INJECT, O_DETACH };
+	       O_ATTACH, O_INTERVAL, O_BASE, O_INJECT, O_DETACH,
+	       O_RECORD, O_AT, O_DIFF_AT, O_LEAKS, O_TEMP };
+	const char *rec_dir = NULL;   /* --record DIR */
+	rec_opts rq = { 0 };          /* a recording DIR: --at, --diff-at, --leaks, --temporary */
 	int attach = 0;
 	long interval = 500;
 	int export_fmt = -1;
@@ -157,6 +162,11 @@ int main(int argc, char **argv)
 		{ "inject", required_argument, NULL, O_INJECT },
 		{ "detach", required_argument, NULL, O_DETACH },
 		{ "interval", required_argument, NULL, O_INTERVAL },
+		{ "record", required_argument, NULL, O_RECORD },
+		{ "at", required_argument, NULL, O_AT },
+		{ "diff-at", required_argument, NULL, O_DIFF_AT },
+		{ "leaks", required_argument, NULL, O_LEAKS },
+		{ "temporary", no_argument, NULL, O_TEMP },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -214,6 +224,17 @@ int main(int argc, char **argv)
 		case O_ATTACH: attach = 1; break;
 		case O_INJECT: inject_pid = optarg; break;
 		case O_DETACH: detach_pid = optarg; break;
+		case O_RECORD: rec_dir = optarg; break;
+		case O_AT: rq.at = optarg; break;
+		case O_DIFF_AT: case O_LEAKS:   /* two moments: T1 is the value, T2 the next word */
+			if (optind >= argc) {
+				fprintf(stderr, "mprof-tui: %s takes two moments (T1 T2)\n", argv[optind - 1]);
+				return EXIT_BAD;
+			}
+			*(c == O_DIFF_AT ? &rq.diff_from : &rq.leak_from) = optarg;
+			*(c == O_DIFF_AT ? &rq.diff_to : &rq.leak_to) = argv[optind++];
+			break;
+		case O_TEMP: rq.temporary = 1; break;
 		case O_INTERVAL: {
 			char *end;
 			errno = 0;
@@ -272,6 +293,9 @@ int main(int argc, char **argv)
 				return EXIT_BAD;
 			}
 			lo.pid = (int)pid;
+			if (rec_dir)   /* --record DIR --attach PID: headless, until it exits */
+				return record_attach(lo.pid, rec_dir, launch_find_lib(lib, sizeof(lib), &lerr) ? NULL : lib,
+						     stderr);
 		} else {
 			lo.argv = argv + optind;
 		}
@@ -308,6 +332,18 @@ int main(int argc, char **argv)
 		return EXIT_BAD;
 	}
 	const char *path = argv[optind];
+	if (rec_is_dir(path) || rq.at || rq.diff_from || rq.leak_from || rq.temporary) {
+		rq.dir = path;
+		rq.info = info;
+		rq.batch = batch || rq.at || rq.diff_from || rq.leak_from || rq.temporary;
+		rq.ro = ro;
+		rq.gran = g;
+		rq.so = so;
+		rq.so.roots = roots;
+		rq.so.search_paths = spaths;
+		rq.so.source_dirs = sdirs;
+		return rec_main(&rq);
+	}
 	prof_error err;
 	prof *p = prof_load(path, &err);
 	if (!p) {

@@ -1,0 +1,505 @@
+/* record.c - the recording writer (see record.h). Events are copied out
+ * of the ring in ring order; ring_read is moved after each batch so that
+ * producers waiting for room go on. The counters written in checkpoints
+ * are those of the stream itself (plus the segment's at a late attach), so
+ * a reader replaying a file from its checkpoint gets the same numbers. */
+#include "attach/record.h"
+#include "attach/hook.h"
+#include "core/heap_scale.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RECW_BUF (4u << 20)
+#define RECW_FLUSH (1u << 20)
+#define RECW_EV_PER_CHUNK 16384
+
+static int64_t seg_now(const rec_writer *w)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - w->hc.start_mono_ns;
+}
+
+static void beat(rec_writer *w, int on)
+{
+	int64_t t = on ? seg_now(w) : 0;
+	__atomic_store_n(&w->hw->rec_beat_ns, (uint64_t)(t > 0 ? t : 1) * (uint64_t)on, __ATOMIC_RELAXED);
+}
+
+static void fail(rec_writer *w, const char *what, int e)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
+	snprintf(w->err, sizeof(w->err), "%.120s: %s: %s", w->dir, what, strerror(e));
+	beat(w, 0);
+}
+
+static void file_name(const rec_writer *w, unsigned seq, char *buf, size_t cap)
+{
+	char name[64];
+	snprintf(name, sizeof(name), REC_NAME_FMT, w->pid, seq);
+	snprintf(buf, cap, "%s/%s", w->dir, name);
+}
+
+static int flush(rec_writer *w)
+{
+	size_t off = 0;
+	while (off < w->len) {
+		ssize_t n = write(w->fd, w->buf + off, w->len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			fail(w, "write", n < 0 ? errno : ENOSPC);
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	w->file_bytes += w->len;
+	w->len = 0;
+	return 0;
+}
+
+/* Room for n more bytes in buf (flushing first if needed); NULL on error. */
+static uint8_t *room(rec_writer *w, size_t n)
+{
+	if (w->len + n > RECW_BUF && flush(w))
+		return NULL;
+	return n <= RECW_BUF ? w->buf + w->len : NULL;
+}
+
+static void ev_close(rec_writer *w)
+{
+	if (w->ev_chunk == SIZE_MAX)
+		return;
+	rec_chunk *c = (rec_chunk *)(w->buf + w->ev_chunk);
+	c->len = 8 + w->ev_count * (uint32_t)sizeof(rec_event);
+	memcpy(w->buf + w->ev_chunk + sizeof(rec_chunk), &w->ev_count, 4);
+	w->ev_chunk = SIZE_MAX;
+	w->ev_count = 0;
+}
+
+/* Appends a chunk of len payload bytes (a multiple of 8); returns where
+ * the payload goes. */
+static uint8_t *chunk(rec_writer *w, uint32_t type, size_t len)
+{
+	ev_close(w);
+	uint8_t *p = room(w, sizeof(rec_chunk) + len);
+	if (!p)
+		return NULL;
+	rec_chunk c = { type, (uint32_t)len };
+	memcpy(p, &c, sizeof(c));
+	memset(p + sizeof(c), 0, len);
+	w->len += sizeof(c) + len;
+	return p + sizeof(c);
+}
+
+static int put_modules(rec_writer *w)
+{
+	uint64_t n = __atomic_load_n(&w->hw->module_count, __ATOMIC_ACQUIRE);
+	if (n > w->hc.module_cap)
+		n = w->hc.module_cap;
+	const seg_module *mods = (const seg_module *)(w->base + w->hc.off[SEG_R_MODULES]);
+	for (; w->nmods < n; w->nmods++) {
+		rec_module *m = (rec_module *)chunk(w, REC_C_MODULE, sizeof(rec_module));
+		if (!m)
+			return -1;
+		const seg_module *s = &mods[w->nmods];
+		m->index = (uint32_t)w->nmods;
+		m->state = s->state;
+		m->base = s->base;
+		m->size = s->size;
+		m->offset = s->offset;
+		m->bias = s->bias;
+		memcpy(m->build_id, s->build_id, sizeof(m->build_id) - 1);
+		memcpy(m->path, s->path, sizeof(m->path) - 1);
+	}
+	return 0;
+}
+
+/* Writes the ready stacks not yet in this file (all = from id 0). */
+static int put_stacks(rec_writer *w)
+{
+	uint64_t n = __atomic_load_n(&w->hw->stack_count, __ATOMIC_ACQUIRE);
+	if (n > w->hc.stack_cap)
+		n = w->hc.stack_cap;
+	const seg_stack *sts = (const seg_stack *)(w->base + w->hc.off[SEG_R_STACKS]);
+	const uint64_t *pcs = (const uint64_t *)(w->base + w->hc.off[SEG_R_FRAMES]);
+	uint64_t nf = w->hc.frame_cap;
+	size_t hdr = SIZE_MAX;
+	uint32_t count = 0, bytes = 0;
+	int low_moves = 1;
+	for (uint64_t id = w->stack_low; id < n; id++) {
+		if (w->written[id >> 3] & (1u << (id & 7)))
+			goto done;
+		uint32_t st = __atomic_load_n(&sts[id].state, __ATOMIC_ACQUIRE);
+		if (st == SEG_STACK_DUP)
+			goto mark;
+		if (st != SEG_STACK_READY) {
+			low_moves = 0;
+			continue;
+		}
+		uint32_t depth = sts[id].depth;
+		uint64_t fo = sts[id].frame_off;
+		if (depth > HOOK_MAX_DEPTH || fo > nf || depth > nf - fo)
+			goto mark;   /* corrupt: never referenced usefully */
+		size_t need = 8 + (size_t)depth * 8;
+		if (hdr == SIZE_MAX || bytes + need > (1u << 20)) {
+			if (hdr != SIZE_MAX) {
+				memcpy(w->buf + hdr + 8, &count, 4);
+				((rec_chunk *)(w->buf + hdr))->len = bytes;
+			}
+			ev_close(w);
+			if (!room(w, 8 + 8 + (1u << 20) + need))
+				return -1;
+			hdr = w->len;
+			rec_chunk c = { REC_C_STACKS, 0 };
+			memcpy(w->buf + hdr, &c, 8);
+			memset(w->buf + hdr + 8, 0, 8);
+			w->len += 16;
+			count = 0;
+			bytes = 8;
+		}
+		uint32_t rec[2] = { (uint32_t)id, depth };
+		memcpy(w->buf + w->len, rec, 8);
+		memcpy(w->buf + w->len + 8, pcs + fo, (size_t)depth * 8);
+		w->len += need;
+		bytes += (uint32_t)need;
+		count++;
+mark:
+		w->written[id >> 3] |= (uint8_t)(1u << (id & 7));
+done:
+		if (low_moves)
+			w->stack_low = id + 1;
+	}
+	if (hdr != SIZE_MAX) {
+		memcpy(w->buf + hdr + 8, &count, 4);
+		((rec_chunk *)(w->buf + hdr))->len = bytes;
+	}
+	return 0;
+}
+
+/* The counters of every stack with any, as a CHECKPOINT chunk followed by
+ * COUNTS chunks of at most RECW_EV_PER_CHUNK entries. */
+static int put_checkpoint(rec_writer *w)
+{
+	uint64_t n = 0;
+	for (uint64_t i = 0; i < w->cnt_n; i++)
+		n += w->cnt[i].alloc_objs || w->cnt[i].free_objs;
+	rec_checkpoint *c = (rec_checkpoint *)chunk(w, REC_C_CHECKPOINT, sizeof(*c));
+	if (!c)
+		return -1;
+	c->events = w->events;
+	c->time_ns = w->tmax;
+	c->nstacks = n;
+	c->lost = w->lost;
+	for (uint64_t i = 0; i < w->cnt_n;) {
+		const uint32_t max = RECW_EV_PER_CHUNK;
+		uint8_t *p = chunk(w, REC_C_COUNTS, (size_t)max * sizeof(rec_counts));
+		if (!p)
+			return -1;
+		uint32_t k = 0;
+		for (; i < w->cnt_n && k < max; i++) {
+			if (!w->cnt[i].alloc_objs && !w->cnt[i].free_objs)
+				continue;
+			rec_counts rc = w->cnt[i];
+			rc.id = (uint32_t)i;
+			memcpy(p + (size_t)k * sizeof(rc), &rc, sizeof(rc));
+			k++;
+		}
+		((rec_chunk *)(p - sizeof(rec_chunk)))->len = k * (uint32_t)sizeof(rec_counts);
+		w->len -= (size_t)(max - k) * sizeof(rec_counts);
+	}
+	return 0;
+}
+
+/* Opens file seq and writes its header, modules, stacks and checkpoint. */
+static int file_open(rec_writer *w)
+{
+	char path[4100];
+	file_name(w, w->seq, path, sizeof(path));
+	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (w->fd < 0) {
+		fail(w, "cannot create a recording file", errno);
+		return -1;
+	}
+	w->file_bytes = 0;
+	w->fh.seq = w->seq;
+	memcpy(w->buf, &w->fh, sizeof(w->fh));
+	w->len = sizeof(w->fh);
+	w->nmods = 0;
+	memset(w->written, 0, (size_t)(w->hc.stack_cap + 7) / 8);
+	w->stack_low = 0;
+	if (put_modules(w) || put_stacks(w) || put_checkpoint(w))
+		return -1;
+	return 0;
+}
+
+static int file_close(rec_writer *w)
+{
+	rec_end *e = (rec_end *)chunk(w, REC_C_END, sizeof(*e));
+	if (!e)
+		return -1;
+	e->events = w->events;
+	e->time_ns = w->tmax;
+	if (flush(w))
+		return -1;
+	close(w->fd);
+	w->fd = -1;
+	return 0;
+}
+
+/* Removes this pid's files left in dir by an earlier run. */
+static void clean_dir(rec_writer *w)
+{
+	int fd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	char prefix[64];
+	int pl = snprintf(prefix, sizeof(prefix), "mprof-%d.", w->pid);
+	char buf[8192];
+	for (;;) {
+		long n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		for (long off = 0; off < n;) {
+			struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *d =
+				(void *)(buf + off);
+			size_t nl = strlen(d->name);
+			if (!strncmp(d->name, prefix, (size_t)pl) && nl > 4 && !strcmp(d->name + nl - 4, ".rec"))
+				unlinkat(fd, d->name, 0);
+			off += d->reclen;
+		}
+	}
+	close(fd);
+}
+
+int recw_open(rec_writer *w, const void *base, const seg_header *hc, seg_header *hw, const char *dir,
+	      uint64_t max_size, unsigned max_files, int from_counters)
+{
+	memset(w, 0, sizeof(*w));
+	w->fd = -1;
+	w->ev_chunk = SIZE_MAX;
+	w->base = base;
+	w->hc = *hc;
+	w->hw = hw;
+	w->pid = (int)hc->pid;
+	w->max_size = max_size ? max_size : RECW_DEFAULT_SIZE;
+	w->max_files = max_files ? max_files : RECW_DEFAULT_FILES;
+	size_t dl = strlen(dir);
+	while (dl > 1 && dir[dl - 1] == '/')
+		dl--;
+	if (dl >= sizeof(w->dir)) {
+		snprintf(w->err, sizeof(w->err), "recording directory name too long");
+		return -1;
+	}
+	memcpy(w->dir, dir, dl);
+	w->dir[dl] = 0;
+	if (mkdir(w->dir, 0755) && errno != EEXIST) {
+		snprintf(w->err, sizeof(w->err), "%.200s: cannot create: %s", w->dir, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (stat(w->dir, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(w->err, sizeof(w->err), "%.200s: not a directory", w->dir);
+		return -1;
+	}
+	w->buf = hook_map(RECW_BUF);
+	w->cnt = hook_map((size_t)hc->stack_cap * sizeof(rec_counts));
+	w->written = hook_map((size_t)(hc->stack_cap + 7) / 8);
+	if (!w->buf || !w->cnt || !w->written) {
+		snprintf(w->err, sizeof(w->err), "%.200s: out of memory", w->dir);
+		recw_close(w);
+		return -1;
+	}
+	memcpy(w->fh.magic, REC_MAGIC, 8);
+	w->fh.version = REC_VERSION;
+	w->fh.header_size = sizeof(w->fh);
+	w->fh.pid = hc->pid;
+	w->fh.unwind = hc->unwind;
+	w->fh.start_time_ns = hc->start_time_ns;
+	w->fh.sample_rate = hc->sample_rate;
+	memcpy(w->fh.cmdline, hc->cmdline, sizeof(w->fh.cmdline) - 1);
+	w->pos = __atomic_load_n(&hw->ring_head, __ATOMIC_ACQUIRE);
+	w->stuck_pos = UINT64_MAX;
+	if (from_counters) {
+		uint64_t n = __atomic_load_n(&hw->stack_count, __ATOMIC_ACQUIRE);
+		if (n > hc->stack_cap)
+			n = hc->stack_cap;
+		const seg_counter *reg = (const seg_counter *)(w->base + hc->off[SEG_R_COUNTERS]);
+		for (uint64_t i = 0; i < n; i++) {
+			seg_counter c;
+			seg_counter_sum(hc, reg, i, &c);
+			if (hc->sample_rate > 1) {   /* the segment holds what was sampled */
+				heap_scale(&c.alloc_objs, &c.alloc_bytes, hc->sample_rate);
+				heap_scale(&c.free_objs, &c.free_bytes, hc->sample_rate);
+			}
+			w->cnt[i] = (rec_counts){ 0, 0, c.alloc_objs, c.alloc_bytes, c.free_objs, c.free_bytes };
+		}
+		w->cnt_n = n;
+		w->tmax = (uint64_t)seg_now(w);
+	}
+	w->waits_seen = __atomic_load_n(&hw->rec_waits, __ATOMIC_RELAXED);
+	w->wait_ns_seen = __atomic_load_n(&hw->rec_wait_ns, __ATOMIC_RELAXED);
+	clean_dir(w);
+	w->seq = 1;
+	if (file_open(w)) {
+		recw_close(w);
+		return -1;
+	}
+	beat(w, 1);
+	return 0;
+}
+
+uint64_t recw_backlog(const rec_writer *w)
+{
+	return __atomic_load_n(&w->hw->ring_head, __ATOMIC_ACQUIRE) - w->pos;
+}
+
+static int put_event(rec_writer *w, const seg_event *e)
+{
+	if (w->ev_chunk == SIZE_MAX || w->ev_count == RECW_EV_PER_CHUNK) {
+		ev_close(w);
+		if (!room(w, 16 + (size_t)RECW_EV_PER_CHUNK * sizeof(rec_event)))
+			return -1;
+		w->ev_chunk = w->len;
+		rec_chunk c = { REC_C_EVENTS, 8 };
+		memcpy(w->buf + w->len, &c, 8);
+		memset(w->buf + w->len + 8, 0, 8);
+		w->len += 16;
+		w->ev_count = 0;
+	}
+	rec_event r = { e->time_ns, e->size, e->stack, e->tid, e->key, e->kind };
+	memcpy(w->buf + w->len, &r, sizeof(r));
+	w->len += sizeof(r);
+	w->ev_count++;
+	w->events++;
+	if (r.time_ns > w->tmax)
+		w->tmax = r.time_ns;
+	if (r.stack < w->hc.stack_cap) {
+		uint64_t o, b;
+		rec_weight(r.size, w->hc.sample_rate, &o, &b);
+		rec_counts *c = &w->cnt[r.stack];
+		if (r.kind == REC_EV_FREE) {
+			c->free_objs += o;
+			c->free_bytes += b;
+		} else {
+			c->alloc_objs += o;
+			c->alloc_bytes += b;
+		}
+		if (r.stack >= w->cnt_n)
+			w->cnt_n = (uint64_t)r.stack + 1;
+	}
+	return 0;
+}
+
+long recw_poll(rec_writer *w)
+{
+	if (w->fd < 0)
+		return -1;
+	beat(w, 1);
+	uint64_t head = __atomic_load_n(&w->hw->ring_head, __ATOMIC_ACQUIRE);
+	uint64_t cap = w->hc.ring_cap, i = w->pos;
+	const seg_event *ring = (const seg_event *)(w->base + w->hc.off[SEG_R_RING]);
+	long n = 0;
+	if (head - i > cap) {   /* lapped (producers gave up waiting) */
+		w->lost += head - cap - i;
+		i = head - cap;
+	}
+	for (; i < head; i++) {
+		const seg_event *e = &ring[i & (cap - 1)];
+		uint64_t s1 = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+		if (s1 != i + 1) {
+			if (s1 > i + 1) {
+				w->lost++;
+				continue;
+			}
+			/* Not written yet; a writer killed mid-write never will be. */
+			if (w->stuck_pos == i && head - i > cap / 2) {
+				w->lost++;
+				continue;
+			}
+			w->stuck_pos = i;
+			break;
+		}
+		seg_event c = *e;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) != s1) {
+			w->lost++;
+			continue;
+		}
+		if (put_event(w, &c))
+			return -1;
+		n++;
+		if (!(n & 1023))
+			__atomic_store_n(&w->hw->ring_read, i + 1, __ATOMIC_RELEASE);
+	}
+	w->pos = i;
+	__atomic_store_n(&w->hw->ring_read, i, __ATOMIC_RELEASE);
+	/* After the events: every stack they use is published by now. */
+	if (put_modules(w) || put_stacks(w))
+		return -1;
+	uint64_t wt = __atomic_load_n(&w->hw->rec_waits, __ATOMIC_RELAXED);
+	if (wt != w->waits_seen) {
+		uint64_t wn = __atomic_load_n(&w->hw->rec_wait_ns, __ATOMIC_RELAXED);
+		rec_wait *r = (rec_wait *)chunk(w, REC_C_WAIT, sizeof(*r));
+		if (!r)
+			return -1;
+		r->time_ns = w->tmax;
+		r->waits = wt - w->waits_seen;
+		r->wait_ns = wn - w->wait_ns_seen;
+		r->max_ns = __atomic_load_n(&w->hw->rec_wait_max_ns, __ATOMIC_RELAXED);
+		w->waits_seen = wt;
+		w->wait_ns_seen = wn;
+	}
+	if (w->lost != w->lost_said) {
+		rec_gap *g = (rec_gap *)chunk(w, REC_C_GAP, sizeof(*g));
+		if (!g)
+			return -1;
+		g->time_ns = w->tmax;
+		g->lost = w->lost - w->lost_said;
+		w->lost_said = w->lost;
+	}
+	if (w->len >= RECW_FLUSH || (n == 0 && w->len > sizeof(rec_file_header))) {
+		ev_close(w);
+		if (flush(w))
+			return -1;
+	}
+	if (w->file_bytes + w->len >= w->max_size) {
+		if (file_close(w))
+			return -1;
+		if (w->seq >= w->max_files) {
+			char old[4100];
+			file_name(w, w->seq + 1 - w->max_files, old, sizeof(old));
+			unlink(old);
+		}
+		w->seq++;
+		if (file_open(w))
+			return -1;
+	}
+	return n;
+}
+
+void recw_close(rec_writer *w)
+{
+	if (w->fd >= 0 && recw_poll(w) >= 0)
+		file_close(w);
+	if (w->hw && w->buf)
+		beat(w, 0);
+	if (w->fd >= 0)
+		close(w->fd);
+	w->fd = -1;
+	hook_unmap(w->buf, RECW_BUF);
+	hook_unmap(w->cnt, (size_t)w->hc.stack_cap * sizeof(rec_counts));
+	hook_unmap(w->written, (size_t)(w->hc.stack_cap + 7) / 8);
+	w->buf = NULL;
+	w->cnt = NULL;
+	w->written = NULL;
+}

@@ -1,0 +1,61 @@
+/* record.h - the recording writer: drains a segment's event ring into
+ * rotating files (core/recfmt.h) with the stacks and modules they need.
+ * Allocation-free (mmap'd buffers, plain syscalls): the hook runs it on a
+ * thread of its own (record_hook.c), mprof-tui --record from outside
+ * (record_attach.c). One writer per segment. */
+#ifndef MPROF_RECORD_H
+#define MPROF_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attach/segment.h"
+#include "core/recfmt.h"
+
+#define RECW_DEFAULT_SIZE (100ull << 20)
+#define RECW_DEFAULT_FILES 10
+
+typedef struct rec_writer {
+	const char *base;          /* the segment, read */
+	seg_header hc;             /* its header as validated: bounds come from here */
+	seg_header *hw;            /* the live header: ring_read and rec_beat_ns are written */
+	char dir[4000];
+	int pid;
+	uint64_t max_size;         /* a file is closed past this many bytes */
+	unsigned max_files;        /* files kept; older ones are deleted */
+	unsigned seq;              /* the open file's number */
+	int fd;                    /* -1: none (stopped) */
+	uint64_t file_bytes;
+	uint8_t *buf;              /* mmap'd, RECW_BUF bytes */
+	size_t len;
+	size_t ev_chunk;           /* offset of the open EVENTS chunk in buf, or SIZE_MAX */
+	uint32_t ev_count;
+	uint64_t pos;              /* next ring index to read */
+	uint64_t stuck_pos;        /* a slot seen unwritten on the last poll */
+	uint64_t stack_low;        /* every id below is written (or a duplicate) */
+	uint8_t *written;          /* mmap'd bitmap: stack id written to the current file */
+	uint64_t nmods;            /* modules written to the current file */
+	rec_counts *cnt;           /* mmap'd, hc.stack_cap entries: counters from the stream */
+	uint64_t cnt_n;            /* ids below this may have counts */
+	uint64_t events, lost, lost_said, tmax;
+	uint64_t waits_seen, wait_ns_seen;
+	rec_file_header fh;
+	char err[256];             /* why it stopped */
+} rec_writer;
+
+/* Starts a recording of the segment at base (header copy hc, validated;
+ * hw the writable header) into dir (created if missing; this pid's old
+ * files in it are removed). from_counters: the recording starts from the
+ * segment's counters (a late attach); else from zero. 0, or -1 with
+ * w->err set. */
+int recw_open(rec_writer *w, const void *base, const seg_header *hc, seg_header *hw, const char *dir,
+	      uint64_t max_size, unsigned max_files, int from_counters);
+/* Drains the ring and writes; returns the events read, or -1 once writing
+ * failed (w->err says why; producers no longer wait). */
+long recw_poll(rec_writer *w);
+/* Events waiting in the ring. */
+uint64_t recw_backlog(const rec_writer *w);
+/* Drains what is left, closes the file, stops producers waiting. */
+void recw_close(rec_writer *w);
+
+#endif

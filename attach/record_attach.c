@@ -1,0 +1,92 @@
+/* record_attach.c - the consumer-side recorder (see record_attach.h). The
+ * segment is checked and mapped read-only by follow.c; only its header
+ * page is mapped writable, for ring_read and the recorder's heartbeat. */
+#include "attach/record_attach.h"
+#include "attach/follow.h"
+#include "attach/record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stop_sig;
+
+static void on_stop(int sig)
+{
+	stop_sig = sig;
+}
+
+static uint64_t env_u64(const char *name, uint64_t def)
+{
+	const char *s = getenv(name);
+	if (!s || !*s)
+		return def;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	return *end || !v ? def : v;
+}
+
+int record_attach(int pid, const char *dir, const char *lib, FILE *msg)
+{
+	follow f;
+	prof_error err;
+	if (follow_open(&f, pid, lib, &err)) {
+		fprintf(msg, "mprof-tui: %s\n", err.msg);
+		return 2;
+	}
+	int fd = open(f.m.name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	size_t hl = ((sizeof(seg_header) + 4095) / 4096) * 4096;
+	seg_header *hw = fd < 0 ? MAP_FAILED : mmap(NULL, hl, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (fd >= 0)
+		close(fd);
+	if (hw == MAP_FAILED) {
+		fprintf(msg, "mprof-tui: %s: cannot map for writing: %s\n", f.m.name, strerror(errno));
+		follow_close(&f);
+		return 2;
+	}
+	rec_writer *w = calloc(1, sizeof(*w));
+	if (!w || recw_open(w, f.m.h, &f.hc, hw, dir, env_u64("MPROF_RECORD_SIZE", RECW_DEFAULT_SIZE),
+			    (unsigned)env_u64("MPROF_RECORD_FILES", RECW_DEFAULT_FILES), 1)) {
+		fprintf(msg, "mprof-tui: %s\n", w ? w->err : "out of memory");
+		free(w);
+		munmap(hw, hl);
+		follow_close(&f);
+		return 2;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	fprintf(msg, "mprof-tui: recording pid %d into %s (Ctrl-C stops)\n", pid, w->dir);
+	fflush(msg);
+	int rc = 0, checks = 0;
+	while (!stop_sig) {
+		long n = recw_poll(w);
+		if (n < 0) {
+			fprintf(msg, "mprof-tui: recording stopped: %s\n", w->err);
+			rc = 1;
+			break;
+		}
+		if (n == 0 && ++checks % 16 == 0 && follow_check_exit(&f))
+			break;
+		if (recw_backlog(w) < f.hc.ring_cap / 8) {
+			struct timespec ts = { 0, 2000000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	uint64_t waits = hw->rec_waits, wait_ns = hw->rec_wait_ns;
+	recw_close(w);
+	fprintf(msg, "mprof-tui: recorded %llu events of pid %d in %u file(s) in %s; producer waited %llu times "
+		"(%.3f s); %llu events lost\n", (unsigned long long)w->events, pid, w->seq, w->dir,
+		(unsigned long long)waits, (double)wait_ns / 1e9, (unsigned long long)w->lost);
+	free(w);
+	munmap(hw, hl);
+	follow_close(&f);
+	return rc;
+}

@@ -1,0 +1,115 @@
+/* recfmt.h - the recording file format (MPROF_RECORD=DIR, mprof-tui
+ * --record): shared by the writer (attach/record.c, inside the hook: no
+ * allocation) and the reader (core/recording.c). Native byte order (the
+ * reader runs on the machine that recorded). Documented in mprof-pro(5).
+ *
+ * DIR/mprof-PID.NNNNNN.rec, NNNNNN counting from 1: a rec_file_header,
+ * then chunks { u32 type, u32 len, len bytes }, each 8-byte aligned (len
+ * is a multiple of 8). Every file starts with the module table, the whole
+ * stack table and a checkpoint of every stack's counters, so each file
+ * parses on its own when older ones were rotated away. A file cut short
+ * (the process was killed) ends at its last whole chunk. */
+#ifndef MPROF_RECFMT_H
+#define MPROF_RECFMT_H
+
+#include <math.h>
+#include <stdint.h>
+
+#define REC_MAGIC "MPROFREC"
+#define REC_VERSION 1
+#define REC_NAME_FMT "mprof-%d.%06u.rec"
+
+typedef struct rec_file_header {
+	char magic[8];             /* REC_MAGIC */
+	uint32_t version;          /* REC_VERSION */
+	uint32_t header_size;      /* sizeof(rec_file_header) */
+	int64_t pid;
+	uint32_t seq;              /* this file's number, from 1 */
+	uint32_t unwind;           /* enum seg_unwind */
+	int64_t start_time_ns;     /* CLOCK_REALTIME when the process started */
+	uint64_t sample_rate;      /* MPROF_SAMPLE bytes; 0: every allocation */
+	char cmdline[512];         /* NUL-terminated */
+} rec_file_header;
+
+enum rec_chunk_type {
+	REC_C_MODULE = 1,      /* rec_module */
+	REC_C_STACKS = 2,      /* u32 count, u32 0, count x { u32 id, u32 depth, depth x u64 pc (leaf first) } */
+	REC_C_CHECKPOINT = 3,  /* rec_checkpoint; its nstacks rec_counts follow in COUNTS chunks */
+	REC_C_EVENTS = 4,      /* u32 count, u32 0, count x rec_event */
+	REC_C_WAIT = 5,        /* rec_wait: the producer had to wait for the writer */
+	REC_C_GAP = 6,         /* rec_gap: events lost (the producer did not wait long enough) */
+	REC_C_END = 7,         /* rec_end: the file was closed in order */
+	REC_C_COUNTS = 8,      /* len / sizeof(rec_counts) x rec_counts, after a CHECKPOINT */
+};
+
+typedef struct rec_chunk {
+	uint32_t type, len;
+} rec_chunk;
+
+typedef struct rec_module {
+	uint32_t index;            /* in the process's module table */
+	uint32_t state;            /* enum seg_module_state */
+	uint64_t base, size, offset, bias;
+	char build_id[48];         /* hex, NUL-terminated */
+	char path[448];            /* NUL-terminated */
+} rec_module;
+
+/* Counters of a stack are weighted (see rec_weight): exact counts when
+ * sample_rate is 0, unbiased estimates otherwise. */
+typedef struct rec_counts {
+	uint32_t id, pad;
+	uint64_t alloc_objs, alloc_bytes, free_objs, free_bytes;
+} rec_counts;
+
+typedef struct rec_checkpoint {
+	uint64_t events;           /* events before this point since the recording began */
+	uint64_t time_ns;          /* running maximum of the event times so far */
+	uint64_t nstacks;          /* rec_counts that follow (stacks with any count) */
+	uint64_t lost;             /* events lost so far */
+} rec_checkpoint;
+
+enum { REC_EV_ALLOC = 1, REC_EV_FREE = 2 };
+
+typedef struct rec_event {
+	uint64_t time_ns;          /* since the process started; coarse clock (1-4 ms ticks) */
+	uint64_t size;             /* requested bytes */
+	uint32_t stack;            /* stack id */
+	uint32_t tid;
+	uint32_t key;              /* (uint32_t)(ptr >> 4): pairs a free with its allocation */
+	uint32_t kind;             /* REC_EV_* */
+} rec_event;
+
+typedef struct rec_wait {
+	uint64_t time_ns;          /* running time of the stream when the writer saw it */
+	uint64_t waits;            /* producer waits since the previous rec_wait */
+	uint64_t wait_ns;          /* their total duration */
+	uint64_t max_ns;           /* the longest single wait so far */
+} rec_wait;
+
+typedef struct rec_gap {
+	uint64_t time_ns;
+	uint64_t lost;             /* events overwritten before the writer read them */
+} rec_gap;
+
+typedef struct rec_end {
+	uint64_t events;           /* events since the recording began */
+	uint64_t time_ns;
+} rec_end;
+
+/* The weight of one sampled allocation of size bytes when allocations are
+ * sampled with a mean of one per rate bytes (Poisson by bytes, as tcmalloc
+ * and Go do): it was kept with probability p = 1 - exp(-size/rate) and
+ * counts 1/p objects and size/p bytes (rounded). rate 0: 1 and size. */
+static inline void rec_weight(uint64_t size, uint64_t rate, uint64_t *objs, uint64_t *bytes)
+{
+	if (!rate) {
+		*objs = 1;
+		*bytes = size;
+		return;
+	}
+	double p = -expm1(-(double)(size ? size : 1) / (double)rate);
+	*objs = (uint64_t)(1.0 / p + 0.5);
+	*bytes = (uint64_t)((double)size / p + 0.5);
+}
+
+#endif

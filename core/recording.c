@@ -1,0 +1,1061 @@
+/* recording.c - a recording directory opened for time travel (see
+ * recording.h). Each file is mapped read-only and parsed by a thread of
+ * its own from the checkpoint it starts with; nothing in a file is trusted:
+ * every length, count and id is checked against the mapping. */
+#include "core/recording.h"
+#include "core/snapdiff.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define REC_MAX_IDS (1u << 26)     /* stack ids beyond are refused as corrupt */
+#define REC_MAX_DEPTH 4096
+#define REC_CK_EVENTS (1u << 20)   /* a checkpoint at least every this many events */
+
+typedef struct rec_chref {
+	uint64_t off;              /* first event in the mapping */
+	uint64_t first;            /* its position */
+	uint32_t count;
+} rec_chref;
+
+typedef struct rec_ck {
+	uint64_t ev, time;
+	int64_t inuse;
+	rec_cnt *c;                /* n entries; owned */
+	size_t n;
+} rec_ck;
+
+typedef struct rec_stref {
+	uint32_t id, depth;
+	uint64_t off;              /* the pcs in the mapping */
+} rec_stref;
+
+typedef struct rec_file {
+	char path[4200];
+	const uint8_t *map;
+	size_t len;
+	rec_file_header fh;
+	uint64_t first_ev, nev, t0, t1;
+	rec_chref *ch;
+	size_t nch, capch;
+	rec_ck *ck;
+	size_t nck, capck;
+	rec_stref *st;
+	size_t nst, capst;
+	uint64_t *mods;            /* offsets of rec_module chunks */
+	size_t nmods, capmods;
+	rec_bucket *tl;
+	int64_t tl_first;
+	size_t ntl, captl;
+	int64_t peak;
+	uint64_t peak_ev, peak_time;
+	rec_waitpt *waits;
+	size_t nwaits, capwaits;
+	uint64_t lost;
+	int truncated;
+	char err[4400];            /* non-empty: the file is unusable */
+} rec_file;
+
+static int grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap * 2 : 16;
+	while (n < need)
+		n *= 2;
+	void *p = realloc(*v, n * elem);
+	if (!p)
+		return -1;
+	*v = p;
+	*cap = n;
+	return 0;
+}
+
+#define PUSH(vec, cnt, cap, val) \
+	(grow((void **)&(vec), &(cap), (cnt) + 1, sizeof(*(vec))) ? -1 : ((vec)[(cnt)++] = (val), 0))
+
+/* ---- parsing one file (a thread each) ------------------------------------- */
+
+typedef struct parse_st {
+	rec_cnt *c;
+	size_t n, cap;
+	int64_t inuse;
+	uint64_t ev, tmax, last_ck;
+} parse_st;
+
+static int st_fit(parse_st *s, uint32_t id)
+{
+	if (id < s->n)
+		return 0;
+	if (id >= REC_MAX_IDS)
+		return -1;
+	if (grow((void **)&s->c, &s->cap, (size_t)id + 1, sizeof(rec_cnt)))
+		return -1;
+	memset(s->c + s->n, 0, ((size_t)id + 1 - s->n) * sizeof(rec_cnt));
+	s->n = (size_t)id + 1;
+	return 0;
+}
+
+static int ck_push(rec_file *f, const parse_st *s)
+{
+	rec_ck k = { s->ev, s->tmax, s->inuse, NULL, s->n };
+	k.c = malloc((s->n ? s->n : 1) * sizeof(rec_cnt));
+	if (!k.c)
+		return -1;
+	memcpy(k.c, s->c, s->n * sizeof(rec_cnt));
+	if (PUSH(f->ck, f->nck, f->capck, k)) {
+		free(k.c);
+		return -1;
+	}
+	return 0;
+}
+
+/* The bucket of time t, added (carrying the value in use) if new. */
+static rec_bucket *bucket(rec_file *f, uint64_t t, const parse_st *s)
+{
+	int64_t k = (int64_t)(t / REC_BUCKET_NS);
+	if (!f->ntl)
+		f->tl_first = k;
+	if (k < f->tl_first)
+		k = f->tl_first;
+	size_t i = (size_t)(k - f->tl_first);
+	if (i >= f->ntl) {
+		if (grow((void **)&f->tl, &f->captl, i + 1, sizeof(rec_bucket)))
+			return NULL;
+		for (size_t j = f->ntl; j <= i; j++)
+			f->tl[j] = (rec_bucket){ s->inuse, s->ev };
+		f->ntl = i + 1;
+	}
+	return &f->tl[i];
+}
+
+static void apply(rec_cnt *c, const rec_event *e, uint64_t rate, int64_t *inuse)
+{
+	uint64_t o, b;
+	rec_weight(e->size, rate, &o, &b);
+	if (e->kind == REC_EV_FREE) {
+		c->free_objs += o;
+		c->free_bytes += b;
+		*inuse -= (int64_t)b;
+	} else {
+		c->alloc_objs += o;
+		c->alloc_bytes += b;
+		*inuse += (int64_t)b;
+	}
+}
+
+#define BAD(...) do { snprintf(f->err, sizeof(f->err), __VA_ARGS__); goto out; } while (0)
+
+static void *parse_file(void *arg)
+{
+	rec_file *f = arg;
+	parse_st s = { 0 };
+	int have_ck = 0;
+	if (f->len < sizeof(rec_file_header))
+		BAD("%s: offset 0: %zu bytes, too short for a recording header", f->path, f->len);
+	memcpy(&f->fh, f->map, sizeof(f->fh));
+	if (memcmp(f->fh.magic, REC_MAGIC, 8))
+		BAD("%s: offset 0: not an mprof recording (bad magic)", f->path);
+	if (f->fh.version != REC_VERSION || f->fh.header_size < sizeof(rec_file_header) || f->fh.header_size > f->len ||
+	    f->fh.header_size % 8)
+		BAD("%s: offset 8: recording version %u (header %u bytes) not supported", f->path, f->fh.version,
+		    f->fh.header_size);
+	f->fh.cmdline[sizeof(f->fh.cmdline) - 1] = 0;
+	uint64_t rate = f->fh.sample_rate;
+	size_t off = f->fh.header_size;
+	while (off < f->len) {
+		rec_chunk c;
+		if (f->len - off < sizeof(c)) {
+			f->truncated = 1;
+			break;
+		}
+		memcpy(&c, f->map + off, sizeof(c));
+		size_t pay = off + sizeof(c);
+		if (c.len > f->len - pay) {   /* cut short: the writer was killed */
+			f->truncated = 1;
+			break;
+		}
+		const uint8_t *p = f->map + pay;
+		switch (c.type) {
+		case REC_C_MODULE:
+			if (c.len < sizeof(rec_module))
+				BAD("%s: offset %zu: module chunk of %u bytes", f->path, off, c.len);
+			if (PUSH(f->mods, f->nmods, f->capmods, (uint64_t)pay))
+				BAD("%s: out of memory", f->path);
+			break;
+		case REC_C_STACKS: {
+			uint32_t count;
+			if (c.len < 8)
+				BAD("%s: offset %zu: stack chunk of %u bytes", f->path, off, c.len);
+			memcpy(&count, p, 4);
+			size_t q = 8;
+			for (uint32_t k = 0; k < count; k++) {
+				uint32_t hd[2];
+				if (c.len - q < 8)
+					BAD("%s: offset %zu: stack %u of %u past the chunk's end", f->path, pay + q, k, count);
+				memcpy(hd, p + q, 8);
+				if (hd[1] > REC_MAX_DEPTH || (c.len - q - 8) / 8 < hd[1] || hd[0] >= REC_MAX_IDS)
+					BAD("%s: offset %zu: stack id %u depth %u out of bounds", f->path, pay + q, hd[0], hd[1]);
+				rec_stref r = { hd[0], hd[1], pay + q + 8 };
+				if (PUSH(f->st, f->nst, f->capst, r))
+					BAD("%s: out of memory", f->path);
+				q += 8 + (size_t)hd[1] * 8;
+			}
+			break;
+		}
+		case REC_C_CHECKPOINT: {
+			rec_checkpoint k;
+			if (c.len < sizeof(k) || have_ck)
+				BAD("%s: offset %zu: %s checkpoint", f->path, off, have_ck ? "second" : "short");
+			memcpy(&k, p, sizeof(k));
+			have_ck = 1;
+			s.ev = f->first_ev = k.events;
+			s.tmax = f->t0 = k.time_ns;
+			f->lost = k.lost;
+			break;
+		}
+		case REC_C_COUNTS: {
+			if (!have_ck || f->nch)
+				BAD("%s: offset %zu: counters outside the file's checkpoint", f->path, off);
+			for (size_t q = 0; q + sizeof(rec_counts) <= c.len; q += sizeof(rec_counts)) {
+				rec_counts rc;
+				memcpy(&rc, p + q, sizeof(rc));
+				if (st_fit(&s, rc.id))
+					BAD("%s: offset %zu: stack id %u out of bounds", f->path, pay + q, rc.id);
+				s.c[rc.id] = (rec_cnt){ rc.alloc_objs, rc.alloc_bytes, rc.free_objs, rc.free_bytes };
+				s.inuse += (int64_t)(rc.alloc_bytes - rc.free_bytes);
+			}
+			break;
+		}
+		case REC_C_EVENTS: {
+			uint32_t count;
+			if (!have_ck)
+				BAD("%s: offset %zu: events before the checkpoint", f->path, off);
+			if (c.len < 8)
+				BAD("%s: offset %zu: event chunk of %u bytes", f->path, off, c.len);
+			memcpy(&count, p, 4);
+			if ((c.len - 8) / sizeof(rec_event) < count)
+				BAD("%s: offset %zu: %u events do not fit in %u bytes", f->path, off, count, c.len);
+			if (!f->nck) {   /* the file's own checkpoint, first */
+				rec_bucket *b0 = bucket(f, s.tmax, &s);
+				if (!b0 || ck_push(f, &s))
+					BAD("%s: out of memory", f->path);
+				s.last_ck = s.ev;
+				f->peak = s.inuse;
+				f->peak_ev = s.ev;
+				f->peak_time = s.tmax;
+			}
+			rec_chref r = { pay + 8, s.ev, count };
+			if (PUSH(f->ch, f->nch, f->capch, r))
+				BAD("%s: out of memory", f->path);
+			for (uint32_t k = 0; k < count; k++) {
+				rec_event e;
+				memcpy(&e, p + 8 + (size_t)k * sizeof(e), sizeof(e));
+				if (st_fit(&s, e.stack))
+					BAD("%s: offset %zu: stack id %u out of bounds", f->path, pay + 8 + k * sizeof(e), e.stack);
+				/* The buckets up to this event's carry the value before it. */
+				uint64_t nt = e.time_ns > s.tmax ? e.time_ns : s.tmax;
+				if (!bucket(f, nt, &s))
+					BAD("%s: out of memory", f->path);
+				apply(&s.c[e.stack], &e, rate, &s.inuse);
+				s.ev++;
+				s.tmax = nt;
+				rec_bucket *b = bucket(f, nt, &s);
+				if (s.inuse > b->peak) {
+					b->peak = s.inuse;
+					b->peak_ev = s.ev;
+				}
+				if (s.inuse > f->peak) {
+					f->peak = s.inuse;
+					f->peak_ev = s.ev;
+					f->peak_time = s.tmax;
+				}
+				if (s.ev - s.last_ck >= REC_CK_EVENTS && s.ev - s.last_ck >= 2 * s.n) {
+					if (ck_push(f, &s))
+						BAD("%s: out of memory", f->path);
+					s.last_ck = s.ev;
+				}
+			}
+			break;
+		}
+		case REC_C_WAIT: {
+			rec_wait w;
+			if (c.len >= sizeof(w)) {
+				memcpy(&w, p, sizeof(w));
+				rec_waitpt pt = { w.time_ns, w.waits, w.wait_ns, w.max_ns };
+				if (PUSH(f->waits, f->nwaits, f->capwaits, pt))
+					BAD("%s: out of memory", f->path);
+			}
+			break;
+		}
+		case REC_C_GAP: {
+			rec_gap g;
+			if (c.len >= sizeof(g)) {
+				memcpy(&g, p, sizeof(g));
+				f->lost += g.lost;
+			}
+			break;
+		}
+		default:   /* END, and chunk types of later versions: skipped */
+			break;
+		}
+		off = pay + c.len;
+	}
+	if (!have_ck)
+		BAD("%s: offset %u: no checkpoint: the file is unusable", f->path, f->fh.header_size);
+	if (!f->nck) {   /* no events at all */
+		if (!bucket(f, s.tmax, &s) || ck_push(f, &s))
+			BAD("%s: out of memory", f->path);
+		f->peak = s.inuse;
+		f->peak_ev = s.ev;
+		f->peak_time = s.tmax;
+	}
+	f->nev = s.ev - f->first_ev;
+	f->t1 = s.tmax;
+out:
+	free(s.c);
+	return NULL;
+}
+
+/* ---- opening the directory ------------------------------------------------ */
+
+typedef struct rec_name {
+	int pid;
+	unsigned seq;
+	off_t size;
+} rec_name;
+
+static int name_cmp(const void *a, const void *b)
+{
+	const rec_name *x = a, *y = b;
+	return x->pid != y->pid ? (x->pid < y->pid ? -1 : 1) : x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void file_free(rec_file *f)
+{
+	if (f->map)
+		munmap((void *)f->map, f->len);
+	for (size_t i = 0; i < f->nck; i++)
+		free(f->ck[i].c);
+	free(f->ck);
+	free(f->ch);
+	free(f->st);
+	free(f->mods);
+	free(f->tl);
+	free(f->waits);
+}
+
+void rec_close(recording *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nf; i++)
+		file_free(&r->f[i]);
+	free(r->f);
+	free(r->tl);
+	free(r->waits);
+	free(r->sample_of);
+	free(r->id_of);
+	free(r->cur);
+	prof_free(r->p);
+	free(r);
+}
+
+static int stref_cmp(const void *a, const void *b)
+{
+	const rec_stref *x = a, *y = b;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The profile: modules of the newest file, every stack any file defines. */
+static int build_prof(recording *r)
+{
+	prof *p = r->p = prof_new();
+	if (!p)
+		return -1;
+	const rec_file *last = &r->f[r->nf - 1];
+	p->meta.format = PROF_FMT_NATIVE;
+	p->meta.pid = r->pid;
+	p->meta.time = r->start_time_ns / 1000000000;
+	p->meta.scale = 1.0;
+	p->meta.dropped = r->lost;
+	size_t cl = strnlen(last->fh.cmdline, sizeof(last->fh.cmdline));
+	if (cl && (p->meta.cmdline = prof_str(p, last->fh.cmdline, cl)) == PROF_NONE)
+		return -1;
+	for (size_t i = 0; i < last->nmods; i++) {
+		rec_module m;
+		memcpy(&m, last->map + last->mods[i], sizeof(m));
+		m.path[sizeof(m.path) - 1] = 0;
+		m.build_id[sizeof(m.build_id) - 1] = 0;
+		if (prof_module_add(p, m.path, m.build_id[0] ? m.build_id : NULL, m.base, m.size, m.offset) == PROF_NONE)
+			return -1;
+	}
+	size_t total = 0;
+	for (size_t i = 0; i < r->nf; i++)
+		total += r->f[i].nst;
+	rec_stref *all = malloc((total ? total : 1) * sizeof(*all));
+	if (!all)
+		return -1;
+	size_t n = 0;
+	uint32_t maxid = 0;
+	for (size_t i = r->nf; i-- > 0;)   /* newest first: qsort is not stable, dedupe keeps any */
+		for (size_t k = 0; k < r->f[i].nst; k++) {
+			rec_stref s = r->f[i].st[k];
+			s.off = s.off * 64 + i;   /* which file, packed (offsets < 2^57) */
+			all[n++] = s;
+			if (s.id > maxid)
+				maxid = s.id;
+		}
+	qsort(all, n, sizeof(*all), stref_cmp);
+	size_t nids = 1 + (size_t)maxid;
+	for (size_t i = 0; i < r->nf; i++)
+		for (size_t k = 0; k < r->f[i].nck; k++)
+			if (r->f[i].ck[k].n > nids)
+				nids = r->f[i].ck[k].n;
+	r->nids = nids;
+	r->sample_of = malloc(nids * sizeof(uint32_t));
+	r->cur = calloc(nids, sizeof(rec_cnt));
+	r->id_of = malloc((n ? n : 1) * sizeof(uint32_t));
+	if (!r->sample_of || !r->cur || !r->id_of) {
+		free(all);
+		return -1;
+	}
+	for (size_t i = 0; i < nids; i++)
+		r->sample_of[i] = PROF_NONE;
+	for (size_t k = 0; k < n; k++) {
+		if (k && all[k].id == all[k - 1].id)
+			continue;
+		const rec_file *f = &r->f[all[k].off % 64];
+		const uint8_t *pcs = f->map + all[k].off / 64;
+		uint32_t *dst = prof_stack_begin(p, all[k].depth);
+		if (!dst)
+			goto nomem;
+		for (uint32_t d = 0; d < all[k].depth; d++) {   /* interning frames leaves dst in place */
+			uint64_t pc;
+			memcpy(&pc, pcs + (size_t)d * 8, 8);
+			if ((dst[d] = prof_frame_intern(p, pc)) == PROF_NONE)
+				goto nomem;
+		}
+		uint32_t sid = prof_stack_commit(p, all[k].depth);
+		if (sid == PROF_NONE || prof_sample_add(p, sid, 0, 0, 0, 0, 0))
+			goto nomem;
+		r->sample_of[all[k].id] = (uint32_t)(p->samples.len - 1);
+		r->id_of[p->samples.len - 1] = all[k].id;
+	}
+	free(all);
+	return 0;
+nomem:
+	free(all);
+	return -1;
+}
+
+static int merge(recording *r)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	r->first_ev = r->f[0].first_ev;
+	r->first_time = r->f[0].t0;
+	r->peak = INT64_MIN;
+	for (size_t i = 0; i < r->nf; i++) {
+		rec_file *f = &r->f[i];
+		if (f->tl_first < lo)
+			lo = f->tl_first;
+		if (f->tl_first + (int64_t)f->ntl - 1 > hi)
+			hi = f->tl_first + (int64_t)f->ntl - 1;
+		if (f->peak > r->peak) {
+			r->peak = f->peak;
+			r->peak_ev = f->peak_ev;
+			r->peak_time = f->peak_time;
+		}
+		r->end_ev = f->first_ev + f->nev;
+		r->end_time = f->t1;
+		r->lost = f->lost;   /* cumulative in each checkpoint */
+		r->truncated += (uint64_t)f->truncated;
+		for (size_t k = 0; k < f->nwaits; k++) {
+			if (PUSH(r->waits, r->nwaits, r->nwaits, f->waits[k]))
+				return -1;
+			r->wait_count += f->waits[k].waits;
+			r->wait_ns += f->waits[k].wait_ns;
+			if (f->waits[k].max_ns > r->wait_max_ns)
+				r->wait_max_ns = f->waits[k].max_ns;
+		}
+	}
+	r->first_bucket = lo;
+	r->ntl = (size_t)(hi - lo + 1);
+	r->tl = malloc(r->ntl * sizeof(rec_bucket));
+	if (!r->tl)
+		return -1;
+	for (size_t i = 0; i < r->ntl; i++)
+		r->tl[i] = (rec_bucket){ INT64_MIN, 0 };
+	for (size_t i = 0; i < r->nf; i++) {
+		rec_file *f = &r->f[i];
+		for (size_t k = 0; k < f->ntl; k++) {
+			rec_bucket *b = &r->tl[f->tl_first - lo + (int64_t)k];
+			if (f->tl[k].peak > b->peak)
+				*b = f->tl[k];
+		}
+	}
+	/* Buckets no file covers (a gap between files) carry the value before. */
+	for (size_t i = 0; i < r->ntl; i++)
+		if (r->tl[i].peak == INT64_MIN)
+			r->tl[i] = i ? r->tl[i - 1] : (rec_bucket){ 0, r->first_ev };
+	return 0;
+}
+
+recording *rec_open(const char *dir, int threads, prof_error *err)
+{
+	DIR *d = opendir(dir);
+	if (!d) {
+		prof_errorf(err, "%s: %s", dir, strerror(errno));
+		return NULL;
+	}
+	rec_name *names = NULL;
+	size_t nn = 0, capn = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		rec_name x;
+		int used = 0;
+		if (sscanf(de->d_name, "mprof-%d.%u.rec%n", &x.pid, &x.seq, &used) != 2 || de->d_name[used])
+			continue;
+		char path[4200];
+		struct stat st;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (stat(path, &st) || !S_ISREG(st.st_mode))
+			continue;
+		x.size = st.st_size;
+		if (PUSH(names, nn, capn, x)) {
+			closedir(d);
+			free(names);
+			prof_errorf(err, "%s: out of memory", dir);
+			return NULL;
+		}
+	}
+	closedir(d);
+	if (!nn) {
+		free(names);
+		prof_errorf(err, "%s: no recording files (mprof-PID.NNNNNN.rec) here", dir);
+		return NULL;
+	}
+	qsort(names, nn, sizeof(*names), name_cmp);
+	/* The process with the most bytes recorded. */
+	int best = names[0].pid;
+	off_t best_sz = -1, sz = 0;
+	for (size_t i = 0; i < nn; i++) {
+		sz = (i && names[i].pid == names[i - 1].pid) ? sz + names[i].size : names[i].size;
+		if (sz > best_sz) {
+			best_sz = sz;
+			best = names[i].pid;
+		}
+	}
+	recording *r = calloc(1, sizeof(*r));
+	if (!r) {
+		free(names);
+		prof_errorf(err, "%s: out of memory", dir);
+		return NULL;
+	}
+	snprintf(r->dir, sizeof(r->dir), "%s", dir);
+	r->pid = best;
+	for (size_t i = 0; i < nn; i++)
+		if (names[i].pid == best)
+			r->nf++;
+		else
+			r->other_pids++;
+	r->f = calloc(r->nf, sizeof(rec_file));
+	if (!r->f)
+		goto nomem;
+	size_t k = 0;
+	for (size_t i = 0; i < nn; i++) {
+		if (names[i].pid != best)
+			continue;
+		rec_file *f = &r->f[k++];
+		snprintf(f->path, sizeof(f->path), "%s/" REC_NAME_FMT, dir, best, names[i].seq);
+		int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st)) {
+			snprintf(f->err, sizeof(f->err), "%s: %s", f->path, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
+		f->len = (size_t)st.st_size;
+		f->map = f->len ? mmap(NULL, f->len, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+		close(fd);
+		if (f->map == MAP_FAILED) {
+			f->map = NULL;
+			snprintf(f->err, sizeof(f->err), "%s: cannot map: %s", f->path, strerror(errno));
+		}
+	}
+	free(names);
+	names = NULL;
+	/* A thread per file, at most `threads` at once. */
+	if (threads <= 0)
+		threads = 16;
+	if (threads > 64)
+		threads = 64;
+	for (size_t i = 0, n; i < r->nf; i += n) {
+		pthread_t th[64];
+		int started[64] = { 0 };
+		n = r->nf - i < (size_t)threads ? r->nf - i : (size_t)threads;
+		for (size_t j = 0; j < n; j++)
+			if (!r->f[i + j].err[0])
+				started[j] = !pthread_create(&th[j], NULL, parse_file, &r->f[i + j]);
+		for (size_t j = 0; j < n; j++) {
+			if (started[j])
+				pthread_join(th[j], NULL);
+			else if (!r->f[i + j].err[0])
+				parse_file(&r->f[i + j]);
+		}
+	}
+	/* Unusable files are dropped; the first one's reason is the error if none is left. */
+	char first_err[4400] = "";
+	size_t keep = 0;
+	for (size_t i = 0; i < r->nf; i++) {
+		if (r->f[i].err[0]) {
+			if (!first_err[0])
+				snprintf(first_err, sizeof(first_err), "%s", r->f[i].err);
+			file_free(&r->f[i]);
+			continue;
+		}
+		r->f[keep++] = r->f[i];
+	}
+	r->nf = keep;
+	if (!keep) {
+		prof_errorf(err, "%s", first_err);
+		rec_close(r);
+		return NULL;
+	}
+	r->sample_rate = r->f[0].fh.sample_rate;
+	r->start_time_ns = r->f[0].fh.start_time_ns;
+	if (merge(r) || build_prof(r))
+		goto nomem;
+	r->cur_file = SIZE_MAX;
+	if (rec_seek(r, r->end_ev))
+		goto nomem;
+	return r;
+nomem:
+	free(names);
+	rec_close(r);
+	prof_errorf(err, "%s: out of memory", dir);
+	return NULL;
+}
+
+/* ---- moving in time --------------------------------------------------------- */
+
+/* The file holding position ev (the last that starts at or before it). */
+static size_t file_of(const recording *r, uint64_t ev)
+{
+	size_t i = r->nf - 1;
+	while (i > 0 && r->f[i].first_ev > ev)
+		i--;
+	return i;
+}
+
+static const rec_event *event_at(const rec_file *f, size_t *chunk, uint64_t ev)
+{
+	size_t c = *chunk;
+	if (c >= f->nch || ev < f->ch[c].first || ev >= f->ch[c].first + f->ch[c].count) {
+		size_t lo = 0, hi = f->nch;
+		while (hi - lo > 1) {
+			size_t mid = (lo + hi) / 2;
+			if (f->ch[mid].first <= ev)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		c = lo;
+		if (c >= f->nch || ev < f->ch[c].first || ev >= f->ch[c].first + f->ch[c].count)
+			return NULL;
+		*chunk = c;
+	}
+	return (const rec_event *)(f->map + f->ch[c].off + (ev - f->ch[c].first) * sizeof(rec_event));
+}
+
+/* Puts the replay state at the nearest checkpoint at or before ev in file fi. */
+static void from_checkpoint(recording *r, size_t fi, uint64_t ev, uint64_t t)
+{
+	const rec_file *f = &r->f[fi];
+	size_t k = 0;
+	while (k + 1 < f->nck && f->ck[k + 1].ev <= ev && f->ck[k + 1].time <= t)
+		k++;
+	const rec_ck *c = &f->ck[k];
+	memset(r->cur, 0, r->nids * sizeof(rec_cnt));
+	memcpy(r->cur, c->c, (c->n < r->nids ? c->n : r->nids) * sizeof(rec_cnt));
+	r->cur_ev = c->ev;
+	r->cur_time = c->time;
+	r->cur_inuse = c->inuse;
+	r->cur_file = fi;
+}
+
+/* Replays events up to position ev, stopping before one that would take
+ * the running time past t. */
+static void replay(recording *r, uint64_t ev, uint64_t t)
+{
+	const rec_file *f = &r->f[r->cur_file];
+	uint64_t end = f->first_ev + f->nev;
+	if (ev > end)
+		ev = end;
+	size_t chunk = 0;
+	uint64_t rate = r->sample_rate;
+	while (r->cur_ev < ev) {
+		const rec_event *e = event_at(f, &chunk, r->cur_ev);
+		if (!e)
+			break;
+		/* Events are contiguous within a chunk: walk it without lookups. */
+		const rec_chref *c = &f->ch[chunk];
+		uint64_t stop = c->first + c->count < ev ? c->first + c->count : ev;
+		for (; r->cur_ev < stop; e++) {
+			rec_event x;
+			memcpy(&x, e, sizeof(x));
+			uint64_t nt = x.time_ns > r->cur_time ? x.time_ns : r->cur_time;
+			if (nt > t)
+				return;
+			if (x.stack < r->nids)
+				apply(&r->cur[x.stack], &x, rate, &r->cur_inuse);
+			r->cur_time = nt;
+			r->cur_ev++;
+		}
+	}
+}
+
+static void to_prof(recording *r)
+{
+	prof *p = r->p;
+	for (size_t k = 0; k < p->samples.len; k++) {
+		const rec_cnt *c = &r->cur[r->id_of[k]];
+		prof_sample *s = &p->samples.v[k];
+		s->alloc_objs = c->alloc_objs;
+		s->alloc_bytes = c->alloc_bytes;
+		s->free_objs = c->free_objs;
+		s->free_bytes = c->free_bytes;
+	}
+}
+
+static void seek_to(recording *r, uint64_t ev, uint64_t t)
+{
+	if (ev < r->first_ev)
+		ev = r->first_ev;
+	if (ev > r->end_ev)
+		ev = r->end_ev;
+	size_t fi = file_of(r, ev);
+	const rec_file *f = &r->f[fi];
+	/* Forward from where we are when no checkpoint is nearer. */
+	size_t k = 0;
+	while (k + 1 < f->nck && f->ck[k + 1].ev <= ev)
+		k++;
+	if (!(r->cur_file == fi && r->cur_ev <= ev && r->cur_ev >= f->ck[k].ev && r->cur_time <= t))
+		from_checkpoint(r, fi, ev, t);
+	replay(r, ev, t);
+	to_prof(r);
+}
+
+int rec_seek(recording *r, uint64_t ev)
+{
+	seek_to(r, ev, UINT64_MAX);
+	return 0;
+}
+
+uint64_t rec_ev_at(recording *r, uint64_t t_ns)
+{
+	if (t_ns < r->first_time)
+		return r->first_ev;
+	size_t fi = r->nf - 1;
+	while (fi > 0 && r->f[fi].t0 > t_ns)
+		fi--;
+	const rec_file *f = &r->f[fi];
+	from_checkpoint(r, fi, f->first_ev + f->nev, t_ns);
+	replay(r, f->first_ev + f->nev, t_ns);
+	to_prof(r);
+	return r->cur_ev;
+}
+
+int rec_parse_moment(recording *r, const char *s, uint64_t *ev, prof_error *err)
+{
+	if (!strcmp(s, "peak")) {
+		*ev = r->peak_ev;
+		return 0;
+	}
+	if (!strcmp(s, "start")) {
+		*ev = r->first_ev;
+		return 0;
+	}
+	if (!strcmp(s, "end")) {
+		*ev = r->end_ev;
+		return 0;
+	}
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	double mul = 1e9;
+	if (!strcmp(end, "ms"))
+		mul = 1e6;
+	else if (*end && strcmp(end, "s"))
+		v = -1;
+	if (errno || end == s || !(v >= 0) || v * mul > 9.2e18) {
+		prof_errorf(err, "'%s' is not a time: seconds from the start (12.5s, 800ms), peak, start or end", s);
+		return -1;
+	}
+	*ev = rec_ev_at(r, (uint64_t)(v * mul));
+	return 0;
+}
+
+/* ---- pairing frees with allocations ---------------------------------------- */
+
+/* Open addressing, keys (stack << 32 | key) + 1 (0 is empty); values. */
+typedef struct pair_map {
+	uint64_t *k;
+	uint64_t *v1, *v2;
+	size_t cap, n;
+} pair_map;
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static int pm_grow(pair_map *m)
+{
+	size_t cap = m->cap ? m->cap * 2 : 1024;
+	pair_map n = { calloc(cap, 8), malloc(cap * 8), malloc(cap * 8), cap, 0 };
+	if (!n.k || !n.v1 || !n.v2) {
+		free(n.k);
+		free(n.v1);
+		free(n.v2);
+		return -1;
+	}
+	for (size_t i = 0; i < m->cap; i++) {
+		if (!m->k[i])
+			continue;
+		size_t j = mix(m->k[i]) & (cap - 1);
+		while (n.k[j])
+			j = (j + 1) & (cap - 1);
+		n.k[j] = m->k[i];
+		n.v1[j] = m->v1[i];
+		n.v2[j] = m->v2[i];
+	}
+	n.n = m->n;
+	free(m->k);
+	free(m->v1);
+	free(m->v2);
+	*m = n;
+	return 0;
+}
+
+static int pm_put(pair_map *m, uint64_t key, uint64_t v1, uint64_t v2)
+{
+	if ((m->n + 1) * 4 > m->cap * 3 && pm_grow(m))
+		return -1;
+	key++;
+	size_t j = mix(key) & (m->cap - 1);
+	while (m->k[j])
+		j = (j + 1) & (m->cap - 1);
+	m->k[j] = key;
+	m->v1[j] = v1;
+	m->v2[j] = v2;
+	m->n++;
+	return 0;
+}
+
+/* Removes key; 1 and its values if it was there. */
+static int pm_take(pair_map *m, uint64_t key, uint64_t *v1, uint64_t *v2)
+{
+	if (!m->cap)
+		return 0;
+	key++;
+	size_t mask = m->cap - 1, j = mix(key) & mask;
+	while (m->k[j] && m->k[j] != key)
+		j = (j + 1) & mask;
+	if (!m->k[j])
+		return 0;
+	*v1 = m->v1[j];
+	*v2 = m->v2[j];
+	/* Backward-shift deletion keeps every probe chain whole. */
+	size_t i = j;
+	for (;;) {
+		m->k[i] = 0;
+		size_t nx = i;
+		for (;;) {
+			nx = (nx + 1) & mask;
+			if (!m->k[nx])
+				goto done;
+			size_t home = mix(m->k[nx]) & mask;
+			if (((nx - home) & mask) >= ((nx - i) & mask))
+				break;
+		}
+		m->k[i] = m->k[nx];
+		m->v1[i] = m->v1[nx];
+		m->v2[i] = m->v2[nx];
+		i = nx;
+	}
+done:
+	m->n--;
+	return 1;
+}
+
+static void pm_free(pair_map *m)
+{
+	free(m->k);
+	free(m->v1);
+	free(m->v2);
+}
+
+/* Calls fn on every event from position from to the end, in order. */
+#define FOR_EVENTS(r, from, e, pos, ...)                                                    \
+	for (size_t fi_ = file_of(r, from); fi_ < (r)->nf; fi_++) {                          \
+		const rec_file *f_ = &(r)->f[fi_];                                           \
+		for (size_t c_ = 0; c_ < f_->nch; c_++) {                                    \
+			const rec_chref *ch_ = &f_->ch[c_];                                  \
+			if (ch_->first + ch_->count <= (from))                               \
+				continue;                                                    \
+			for (uint32_t i_ = 0; i_ < ch_->count; i_++) {                       \
+				uint64_t pos = ch_->first + i_;                              \
+				if (pos < (from))                                            \
+					continue;                                            \
+				rec_event e;                                                 \
+				memcpy(&e, f_->map + ch_->off + (size_t)i_ * sizeof(e), sizeof(e)); \
+				__VA_ARGS__                                                  \
+			}                                                                    \
+		}                                                                            \
+	}
+
+static prof *counts_prof(recording *r, const rec_cnt *per_id, prof_error *err)
+{
+	snap s = { 0 };
+	s.n = r->p->samples.len;
+	s.c = calloc(s.n ? s.n : 1, sizeof(snap_counts));
+	if (!s.c) {
+		prof_errorf(err, "%s: out of memory", r->dir);
+		return NULL;
+	}
+	for (size_t k = 0; k < s.n; k++) {
+		const rec_cnt *c = &per_id[r->id_of[k]];
+		s.c[k] = (snap_counts){ c->alloc_objs, c->alloc_bytes, c->free_objs, c->free_bytes };
+	}
+	prof *d = snap_delta(r->p, NULL, &s, NULL, err);
+	free(s.c);
+	return d;
+}
+
+prof *rec_leaks(recording *r, uint64_t from, uint64_t to, prof_error *err)
+{
+	if (to < from) {
+		uint64_t t = to;
+		to = from;
+		from = t;
+	}
+	pair_map m = { 0 };
+	rec_cnt *alive = calloc(r->nids, sizeof(rec_cnt));
+	if (!alive)
+		goto nomem;
+	FOR_EVENTS(r, from, e, pos, {
+		if (e.stack >= r->nids)
+			continue;
+		uint64_t key = (uint64_t)e.stack << 32 | e.key, a, b;
+		if (e.kind == REC_EV_FREE) {
+			pm_take(&m, key, &a, &b);
+		} else if (pos < to) {
+			if (pm_put(&m, key, e.size, 0))
+				goto nomem;
+		}
+	})
+	for (size_t i = 0; i < m.cap; i++) {
+		if (!m.k[i])
+			continue;
+		uint32_t id = (uint32_t)((m.k[i] - 1) >> 32);
+		uint64_t o, b;
+		rec_weight(m.v1[i], r->sample_rate, &o, &b);
+		alive[id].alloc_objs += o;
+		alive[id].alloc_bytes += b;
+	}
+	pm_free(&m);
+	prof *d = counts_prof(r, alive, err);
+	free(alive);
+	return d;
+nomem:
+	pm_free(&m);
+	free(alive);
+	prof_errorf(err, "%s: out of memory", r->dir);
+	return NULL;
+}
+
+int rec_hist_bin(uint64_t ns)
+{
+	uint64_t ms = ns / 1000000;
+	int b = 0;
+	while (ms && b < REC_HIST_BINS - 1) {
+		ms >>= 1;
+		b++;
+	}
+	return b;
+}
+
+uint64_t rec_hist_low_ms(int bin)
+{
+	return bin <= 0 ? 0 : 1ull << (bin - 1);
+}
+
+rec_life *rec_lifetimes(recording *r, uint64_t max_allocs, uint64_t max_ns)
+{
+	rec_life *l = calloc(r->nids ? r->nids : 1, sizeof(rec_life));
+	pair_map m = { 0 };
+	if (!l)
+		return NULL;
+	uint64_t nalloc = 0, tmax = 0;
+	FOR_EVENTS(r, r->first_ev, e, pos, {
+		(void)pos;
+		if (e.time_ns > tmax)
+			tmax = e.time_ns;
+		if (e.stack >= r->nids)
+			continue;
+		uint64_t key = (uint64_t)e.stack << 32 | e.key, at, t0;
+		if (e.kind != REC_EV_FREE) {
+			if (pm_put(&m, key, nalloc, tmax))
+				goto nomem;
+			nalloc++;
+			continue;
+		}
+		if (!pm_take(&m, key, &at, &t0))
+			continue;   /* allocated before the recording's first file */
+		rec_life *x = &l[e.stack];
+		uint64_t life = tmax - t0, between = nalloc - at - 1;
+		x->freed++;
+		x->hist[rec_hist_bin(life)]++;
+		if ((max_allocs && between < max_allocs) || (max_ns && life <= max_ns)) {
+			uint64_t o, b;
+			rec_weight(e.size, r->sample_rate, &o, &b);
+			x->temp_objs += o;
+			x->temp_bytes += b;
+		}
+	})
+	pm_free(&m);
+	return l;
+nomem:
+	pm_free(&m);
+	free(l);
+	return NULL;
+}
+
+prof *rec_temp_prof(recording *r, const rec_life *l, prof_error *err)
+{
+	rec_cnt *c = calloc(r->nids ? r->nids : 1, sizeof(rec_cnt));
+	if (!c) {
+		prof_errorf(err, "%s: out of memory", r->dir);
+		return NULL;
+	}
+	for (size_t i = 0; i < r->nids; i++) {
+		c[i].alloc_objs = l[i].temp_objs;
+		c[i].alloc_bytes = l[i].temp_bytes;
+	}
+	prof *d = counts_prof(r, c, err);
+	free(c);
+	return d;
+}
