@@ -104,7 +104,8 @@ int inject_detach(int pid, prof_error *err)
 #include <sys/wait.h>
 #include <time.h>
 
-#define TRIES 200           /* stop-and-check rounds before giving up */
+#define TRIES 5000          /* check rounds before giving up */
+#define TRY_MS 10000        /* and the time they may take */
 #define CALL_ALONE_MS 2000  /* the call runs with the others stopped this long */
 #define CALL_MAX_MS 30000
 #define MAX_FRAMES 256
@@ -590,6 +591,8 @@ static int stop_all(session *s, prof_error *err)
 /* 1 when a frame of the stopped thread lies in a forbidden range. */
 static int thread_busy(session *s, pid_t tid)
 {
+	if (tid <= 0)
+		return 0;
 	void *ui = _UPT_create(tid);
 	if (!ui)
 		return 1;
@@ -617,21 +620,51 @@ static int thread_busy(session *s, pid_t tid)
 	return busy;
 }
 
-/* Stops the process at a moment no thread is busy; bounded retries. */
+/* Stops the process at a moment no thread is busy.  Threads found outside
+ * stay stopped (they hold none of the allocator's locks); only the busy
+ * ones run on, a moment at a time, until each is caught outside too. */
 static int stop_safe(session *s, prof_error *err)
 {
+	if (stop_all(s, err))
+		return -1;
+	long t0 = now_ms();
+	unsigned seed = (unsigned)getpid();
 	for (int t = 0; t < TRIES; t++) {
-		if (stop_all(s, err))
-			return -1;
 		int busy = 0;
-		for (size_t i = 0; i < s->n && !busy; i++)
-			busy = thread_busy(s, s->tids[i]);
-		if (!busy)
-			return 0;
-		release_all(s);
-		sleep_ms(2 + t % 8);
+		for (size_t i = 0; i < s->n; i++) {
+			if (!thread_busy(s, s->tids[i]))
+				continue;
+			busy = 1;
+			ptrace(PTRACE_CONT, s->tids[i], NULL, (void *)(long)s->sigs[i]);
+			s->sigs[i] = 0;
+			seed = seed * 1103515245 + 12345;
+			struct timespec ts = { 0, 20000 + (long)(seed >> 8) % 200000 };
+			nanosleep(&ts, NULL);
+			ptrace(PTRACE_INTERRUPT, s->tids[i], NULL, NULL);
+			int w = wait_stop(s, i);
+			if (w < 0) {
+				s->n = 0;
+				return exited(s->pid, err);
+			}
+			if (w > 0)
+				s->tids[i] = -s->tids[i];
+		}
+		if (!busy) {
+			if (stop_all(s, err))   /* threads started meanwhile, and the gone ones dropped */
+				return -1;
+			int late = 0;
+			for (size_t i = 0; i < s->n && !late; i++)
+				late = thread_busy(s, s->tids[i]);
+			if (!late)
+				return 0;
+		}
+		if (now_ms() - t0 > TRY_MS)
+			break;
 	}
-	prof_errorf(err, "process %d: gave up after %d tries: some thread was always inside the allocator or the dynamic loader", s->pid, TRIES);
+	release_all(s);
+	if (proc_gone(s->pid))
+		return exited(s->pid, err);
+	prof_errorf(err, "process %d: gave up after %d s: some thread was always inside the allocator or the dynamic loader", s->pid, TRY_MS / 1000);
 	return -1;
 }
 
@@ -944,6 +977,10 @@ int inject_detach(int pid, prof_error *err)
 	}
 	if (!(flags & SEG_FLAG_LATE)) {
 		prof_errorf(err, "process %d was started with the hook preloaded: there is nothing to detach", pid);
+		return -1;
+	}
+	if (flags & SEG_FLAG_DETACHED) {
+		prof_errorf(err, "process %d is already detached (mprof-tui --inject %d records again)", pid, pid);
 		return -1;
 	}
 	session s;
