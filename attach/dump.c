@@ -3,6 +3,7 @@
  * writers only read it), so a dump never calls malloc and can run from a
  * signal handler while other threads keep allocating. */
 #include "attach/hook.h"
+#include "core/heap_scale.h"
 #include "core/load.h"
 
 #include <fcntl.h>
@@ -97,7 +98,7 @@ static int build(seg_header *h, prof *p, dump_mem *dm)
 	p->meta.format = PROF_FMT_NATIVE;
 	p->meta.pid = h->pid;
 	p->meta.time = (int64_t)time(NULL);
-	p->meta.scale = 1.0;
+	p->meta.scale = h->sample_rate > 1 ? (double)h->sample_rate : 1.0;
 	p->meta.dropped = h->dropped_stacks + h->dropped_live;
 	p->meta.unknown_frees = h->unknown_frees;
 	p->meta.unknown_free_bytes = h->unknown_free_bytes;
@@ -122,6 +123,10 @@ static int build(seg_header *h, prof *p, dump_mem *dm)
 			continue;
 		seg_counter c;
 		seg_counter_sum(h, cnt, s, &c);
+		if (h->sample_rate > 1) {   /* MPROF_SAMPLE: estimates of the whole */
+			heap_scale(&c.alloc_objs, &c.alloc_bytes, h->sample_rate);
+			heap_scale(&c.free_objs, &c.free_bytes, h->sample_rate);
+		}
 		uint64_t ao = c.alloc_objs;
 		if (!ao)
 			continue;

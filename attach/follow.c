@@ -4,6 +4,7 @@
  * every index is checked before use. */
 #include "attach/follow.h"
 #include "attach/hook.h"
+#include "core/heap_scale.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -104,6 +105,7 @@ int follow_open_path(follow *f, const char *path, int pid, prof_error *err)
 		return -1;
 	}
 	f->p->meta.format = PROF_FMT_NATIVE;
+	f->p->meta.scale = f->hc.sample_rate > 1 ? (double)f->hc.sample_rate : 1.0;
 	f->p->meta.pid = f->hc.pid;
 	size_t cl = strnlen(f->hc.cmdline, sizeof(f->hc.cmdline) - 1);
 	if (cl)
@@ -398,6 +400,10 @@ int follow_sync(follow *f)
 	for (size_t k = 0; k < p->samples.len; k++) {
 		seg_counter c;
 		follow_counter(&f->hc, cnt, f->seg_of[k], &c);
+		if (f->hc.sample_rate > 1) {   /* MPROF_SAMPLE: estimates of the whole */
+			heap_scale(&c.alloc_objs, &c.alloc_bytes, f->hc.sample_rate);
+			heap_scale(&c.free_objs, &c.free_bytes, f->hc.sample_rate);
+		}
 		prof_sample *s = &p->samples.v[k];
 		uint64_t ao = c.alloc_objs, ab = c.alloc_bytes, fo = c.free_objs, fb = c.free_bytes;
 		moved |= (ao != s->alloc_objs) | (ab != s->alloc_bytes) | (fo != s->free_objs) | (fb != s->free_bytes);

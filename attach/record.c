@@ -231,6 +231,7 @@ static int file_open(rec_writer *w)
 		return -1;
 	}
 	w->file_bytes = 0;
+	w->file_events = 0;
 	w->fh.seq = w->seq;
 	memcpy(w->buf, &w->fh, sizeof(w->fh));
 	w->len = sizeof(w->fh);
@@ -381,6 +382,7 @@ static int put_event(rec_writer *w, const seg_event *e)
 	w->len += sizeof(r);
 	w->ev_count++;
 	w->events++;
+	w->file_events++;
 	if (r.time_ns > w->tmax)
 		w->tmax = r.time_ns;
 	if (r.stack < w->hc.stack_cap) {
@@ -409,10 +411,8 @@ long recw_poll(rec_writer *w)
 	uint64_t cap = w->hc.ring_cap, i = w->pos;
 	const seg_event *ring = (const seg_event *)(w->base + w->hc.off[SEG_R_RING]);
 	long n = 0;
-	if (head - i > cap) {   /* lapped (producers gave up waiting) */
-		w->lost += head - cap - i;
-		i = head - cap;
-	}
+	/* head counts reservations: producers waiting for room are ahead of
+	 * what is written, so only a slot's seq says whether it was lapped. */
 	for (; i < head; i++) {
 		const seg_event *e = &ring[i & (cap - 1)];
 		uint64_t s1 = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
@@ -422,11 +422,14 @@ long recw_poll(rec_writer *w)
 				continue;
 			}
 			/* Not written yet; a writer killed mid-write never will be. */
-			if (w->stuck_pos == i && head - i > cap / 2) {
+			int64_t now = seg_now(w);
+			if (w->stuck_pos != i) {
+				w->stuck_pos = i;
+				w->stuck_since = now;
+			} else if (now - w->stuck_since > 1000000000LL) {
 				w->lost++;
 				continue;
 			}
-			w->stuck_pos = i;
 			break;
 		}
 		seg_event c = *e;
@@ -472,7 +475,7 @@ long recw_poll(rec_writer *w)
 		if (flush(w))
 			return -1;
 	}
-	if (w->file_bytes + w->len >= w->max_size) {
+	if (w->file_events && w->file_bytes + w->len >= w->max_size) {
 		if (file_close(w))
 			return -1;
 		if (w->seq >= w->max_files) {

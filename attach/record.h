@@ -26,12 +26,14 @@ typedef struct rec_writer {
 	unsigned seq;              /* the open file's number */
 	int fd;                    /* -1: none (stopped) */
 	uint64_t file_bytes;
+	uint64_t file_events;       /* events in the open file: an empty one is never rotated */
 	uint8_t *buf;              /* mmap'd, RECW_BUF bytes */
 	size_t len;
 	size_t ev_chunk;           /* offset of the open EVENTS chunk in buf, or SIZE_MAX */
 	uint32_t ev_count;
 	uint64_t pos;              /* next ring index to read */
-	uint64_t stuck_pos;        /* a slot seen unwritten on the last poll */
+	uint64_t stuck_pos;        /* a slot seen unwritten on the last poll ... */
+	int64_t stuck_since;       /* ... since then (a writer killed mid-write: skipped after 1 s) */
 	uint64_t stack_low;        /* every id below is written (or a duplicate) */
 	uint8_t *written;          /* mmap'd bitmap: stack id written to the current file */
 	uint64_t nmods;            /* modules written to the current file */

@@ -39,8 +39,11 @@ static void *writer_main(void *arg)
 			break;
 		}
 		/* Keep up when the ring fills; otherwise poll every 2 ms. */
-		if (recw_backlog(&W) < W.hc.ring_cap / 8)
+		uint64_t backlog = recw_backlog(&W);
+		if (backlog < W.hc.ring_cap / 8)
 			nap(2000000);
+		else if (!n)   /* reserved but not written yet */
+			nap(50000);
 	}
 	__atomic_store_n(&stopped, 1, __ATOMIC_RELEASE);
 	return NULL;

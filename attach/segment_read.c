@@ -3,6 +3,7 @@
  * count is clamped to its capacity and every index checked before use. */
 #include "attach/segment_read.h"
 #include "attach/hook.h"
+#include "core/heap_scale.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -212,6 +213,7 @@ prof *seg_to_prof(const void *data, size_t len, const char *name, prof_error *er
 	if (!p)
 		goto nomem;
 	p->meta.format = PROF_FMT_NATIVE;
+	p->meta.scale = h->sample_rate > 1 ? (double)h->sample_rate : 1.0;
 	p->meta.pid = h->pid;
 	p->meta.time = (int64_t)time(NULL);
 	p->meta.unknown_frees = __atomic_load_n(&live->unknown_frees, __ATOMIC_RELAXED);
@@ -234,6 +236,10 @@ prof *seg_to_prof(const void *data, size_t len, const char *name, prof_error *er
 			continue;
 		seg_counter c;
 		seg_counter_sum(h, cnt, s, &c);
+		if (h->sample_rate > 1) {   /* MPROF_SAMPLE: estimates of the whole */
+			heap_scale(&c.alloc_objs, &c.alloc_bytes, h->sample_rate);
+			heap_scale(&c.free_objs, &c.free_bytes, h->sample_rate);
+		}
 		uint64_t ao = c.alloc_objs;
 		if (!ao)
 			continue;

@@ -460,6 +460,7 @@ nomem:
 static int merge(recording *r)
 {
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	size_t capw = 0;
 	r->first_ev = r->f[0].first_ev;
 	r->first_time = r->f[0].t0;
 	r->peak = INT64_MIN;
@@ -479,7 +480,7 @@ static int merge(recording *r)
 		r->lost = f->lost;   /* cumulative in each checkpoint */
 		r->truncated += (uint64_t)f->truncated;
 		for (size_t k = 0; k < f->nwaits; k++) {
-			if (PUSH(r->waits, r->nwaits, r->nwaits, f->waits[k]))
+			if (PUSH(r->waits, r->nwaits, capw, f->waits[k]))
 				return -1;
 			r->wait_count += f->waits[k].waits;
 			r->wait_ns += f->waits[k].wait_ns;

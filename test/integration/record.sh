@@ -1,0 +1,117 @@
+#!/bin/sh
+# record.sh - recordings (MPROF_RECORD=DIR, mprof-tui --record) and time
+# travel in batch: a heap with a known peak at a known moment, rotation,
+# the producer waiting instead of dropping, sampling, --at / --diff-at /
+# --leaks / --temporary, bad input.
+. "$(dirname "$0")/../lib.sh"
+HOOK=$TOP/libmprof.so
+P=$TOP/test/progs
+CFL="-g -O1 -fno-omit-frame-pointer"
+cc $CFL -o "$TMP/peak" "$P/rec_peak.c" || { not_ok "build rec_peak"; exit 0; }
+cc $CFL -o "$TMP/work" "$P/rec_work.c" || { not_ok "build rec_work"; exit 0; }
+
+# row FUNC [mprof args...]: "bytes objects" of FUNC's flat row (0 0 if none).
+row() {
+	f=$1
+	shift
+	"$MPROF" --top=flat --format=tsv "$@" 2> /dev/null |
+		awk -F '\t' -v f="$f" '$5 == f { b = $1; o = $2 } END { printf "%d %d\n", b, o }'
+}
+info_field() { "$MPROF" --info "$1" | sed -n "s/^$2 \([0-9]*\).*/\1/p"; }
+
+# The peak: peak_fn holds 100 x 102400 B from about 1.3 s to 1.8 s; nothing
+# else is alive then (the program uses no stdio), so the peak is exact.
+MPROF_RECORD=$TMP/r1 LD_PRELOAD=$HOOK "$TMP/peak"
+expect_eq "record: program exit status unchanged" "$?" 0
+expect_eq "record: one file for the process" "$(ls "$TMP/r1" | grep -c '^mprof-[0-9]*\.000001\.rec$')" 1
+expect_eq "record: the peak is exactly 10,240,000 bytes" "$(info_field "$TMP/r1" peak)" 10240000
+pt=$("$MPROF" --info "$TMP/r1" | sed -n 's/^peak .* at \([0-9.]*\) s.*/\1/p')
+expect_match "record: the peak comes after peak_fn's 1 s of allocations ($pt s)" "$pt" '^1\.[0-9]*$'
+expect_eq "record: exactly one bucket marked PEAK" "$("$MPROF" --info "$TMP/r1" | grep -c PEAK)" 1
+expect_eq "record: --at peak: peak_fn holds all of it" "$(row peak_fn --at peak "$TMP/r1")" "10240000 100"
+expect_eq "record: --at 2.2s (after the fall): peak_fn holds nothing" "$(row peak_fn --at 2.2s "$TMP/r1")" "0 0"
+expect_eq "record: --at 2.2s: after_fn's block" "$(row after_fn --at 2.2s "$TMP/r1")" "4096 1"
+expect_eq "record: --at 0.1 (before anything)" "$(row peak_fn --at 0.1 "$TMP/r1")" "0 0"
+mid=$(row peak_fn --at 0.8s "$TMP/r1")
+expect_match "record: --at 0.8s: part of the rise ($mid)" "$mid" '^[1-9][0-9]*00 [1-9][0-9]?$'
+expect_eq "record: --diff-at start peak: peak_fn grew by all of it" \
+	"$(row peak_fn --diff-at start peak "$TMP/r1")" "10240000 100"
+expect_eq "record: --diff-at peak end: peak_fn fell by all of it" \
+	"$(row peak_fn --diff-at peak end "$TMP/r1")" "-10240000 -100"
+expect_eq "record: --leaks start end: only after_fn's block is alive at the end" \
+	"$(row after_fn --leaks start end "$TMP/r1") $(row peak_fn --leaks start end "$TMP/r1")" "4096 1 0 0"
+run_status "$MPROF" --at peak --top=flat "$TMP/r1"
+expect_match "record: the text report says which moment" "$OUT" '^# the heap at 1\.[0-9]* s, 9\.77 MiB in use'
+run_status "$MPROF" --at soon "$TMP/r1"
+expect_eq "record: a bad time: exit status 2" "$STATUS" 2
+expect_match "record: a bad time: one line" "$ERR" "'soon' is not a time"
+
+# A known workload recorded into small files, 3 kept: the state at the end
+# is still exact (every file starts with a checkpoint of every stack).
+truth=$(MPROF_RECORD=$TMP/r2 MPROF_RECORD_SIZE=262144 MPROF_RECORD_FILES=3 LD_PRELOAD=$HOOK "$TMP/work" 200000)
+n=$(ls "$TMP/r2" | wc -l)
+expect_eq "rotation: 3 files kept" "$n" 3
+expect_eq "rotation: the first file was deleted" "$(ls "$TMP/r2" | grep -c '\.000001\.rec$')" 0
+ib=$(echo "$truth" | awk '{ print $8, $6 }')
+expect_eq "rotation: inuse at the end exact from the files that remain" "$(row work_fn "$TMP/r2")" "$ib"
+for f in "$TMP"/r2/*.rec; do
+	mkdir -p "$TMP/one"
+	rm -f "$TMP"/one/*
+	cp "$f" "$TMP/one/"
+	got=$("$MPROF" --info "$TMP/one" 2>&1 | head -1)
+	expect_match "rotation: $(basename "$f") opens on its own" "$got" '^recording .*: pid [0-9]+, 1 file'
+done
+
+# The producer waits instead of dropping: a ring of 256 events.
+MPROF_RING=256 MPROF_RECORD=$TMP/r3 LD_PRELOAD=$HOOK "$TMP/work" 20000 > "$TMP/w3"
+i3=$("$MPROF" --info "$TMP/r3")
+expect_match "wait: the producer waited and the recording says so" "$i3" '^waits [1-9][0-9]* \('
+expect_match "wait: no event lost" "$i3" 'events lost 0,'
+expect_eq "wait: inuse exact" "$(row work_fn "$TMP/r3")" "$(awk '{ print $8, $6 }' "$TMP/w3")"
+
+# Sampling at 64 KiB: totals within 10 % of the truth, marked as estimates.
+truth=$(MPROF_SAMPLE=65536 MPROF_RECORD=$TMP/r4 LD_PRELOAD=$HOOK "$TMP/work" 200000)
+ab=$(echo "$truth" | awk '{ print $4 }')
+ib=$(echo "$truth" | awk '{ print $8 }')
+ga=$(row work_fn --alloc "$TMP/r4" | cut -d' ' -f1)
+gi=$(row work_fn "$TMP/r4" | cut -d' ' -f1)
+within() { awk -v g="$1" -v t="$2" 'BEGIN { d = (g - t) / t; if (d < 0) d = -d; exit !(d <= 0.10) }'; }
+if within "$ga" "$ab"; then ok "sample 64 KiB: alloc bytes $ga within 10 % of $ab"; else not_ok "sample 64 KiB: alloc bytes" "got $ga, truth $ab"; fi
+if within "$gi" "$ib"; then ok "sample 64 KiB: inuse bytes $gi within 10 % of $ib"; else not_ok "sample 64 KiB: inuse bytes" "got $gi, truth $ib"; fi
+run_status "$MPROF" --top=flat "$TMP/r4"
+expect_match "sample: the report says the numbers are estimates" "$OUT" '^# ESTIMATES: one allocation sampled per 65536 bytes'
+# A dump of a sampled run is scaled back too (per stack, by its mean size).
+MPROF_SAMPLE=65536 MPROF_OUT=$TMP/s.pro LD_PRELOAD=$HOOK "$TMP/work" 200000 > /dev/null
+gd=$(row work_fn --alloc "$TMP/s.pro" | cut -d' ' -f1)
+if within "$gd" "$ab"; then ok "sample 64 KiB: the dump's alloc bytes $gd within 10 % of $ab"; else not_ok "sample 64 KiB: dump alloc bytes" "got $gd, truth $ab"; fi
+
+# --temporary: work_fn frees 9 of 10 blocks before its next allocation.
+MPROF_RECORD=$TMP/r6 LD_PRELOAD=$HOOK "$TMP/work" 50000 > /dev/null
+expect_eq "temporary: work_fn's 45,000 immediate frees" "$(row work_fn --temporary "$TMP/r6" | cut -d' ' -f2)" 45000
+
+# mprof-tui --record DIR --attach PID: a recorder from outside.
+LD_PRELOAD=$HOOK "$TMP/peak" &
+pid=$!
+for i in $(seq 1 100); do [ -e /dev/shm/mprof-$pid ] && break; sleep 0.02; done
+run_status "$MPROF" --record "$TMP/r5" --attach "$pid"
+wait "$pid"
+expect_eq "--record --attach: exit status 0 when the process ends" "$STATUS" 0
+expect_match "--record --attach: summary" "$ERR" 'recorded [0-9]+ events of pid'
+expect_eq "--record --attach: the peak" "$(row peak_fn --at peak "$TMP/r5")" "10240000 100"
+
+# Bad input: an empty directory, a file that is not a recording, a cut file.
+mkdir "$TMP/empty"
+run_status "$MPROF" --at peak "$TMP/empty"
+expect_eq "bad: empty directory: status 2" "$STATUS" 2
+expect_match "bad: empty directory: says why" "$ERR" 'no recording files'
+mkdir "$TMP/bad"
+yes 'not a recording' | head -c 4000 > "$TMP/bad/mprof-1.000001.rec"
+run_status "$MPROF" --at peak "$TMP/bad"
+expect_eq "bad: garbage file: status 2" "$STATUS" 2
+expect_match "bad: garbage file: offset and reason" "$ERR" 'mprof-1.000001.rec: offset 0: not an mprof recording'
+mkdir "$TMP/cut"
+f=$(ls "$TMP"/r1/*.rec)
+head -c $(( $(stat -c %s "$f") - 100 )) "$f" > "$TMP/cut/$(basename "$f")"
+run_status "$MPROF" --info "$TMP/cut"
+expect_match "bad: a file cut short still opens and says so" "$OUT" 'files cut short 1'
+exit 0
