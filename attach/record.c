@@ -249,7 +249,8 @@ static int file_close(rec_writer *w)
 	if (!e)
 		return -1;
 	e->events = w->events;
-	e->time_ns = w->tmax;
+	int64_t now = seg_now(w);   /* the heap stayed as it was until now */
+	e->time_ns = (uint64_t)now > w->tmax ? (uint64_t)now : w->tmax;
 	if (flush(w))
 		return -1;
 	close(w->fd);

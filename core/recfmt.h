@@ -93,7 +93,7 @@ typedef struct rec_gap {
 
 typedef struct rec_end {
 	uint64_t events;           /* events since the recording began */
-	uint64_t time_ns;
+	uint64_t time_ns;          /* when the file was closed (the process exited, or rotation) */
 } rec_end;
 
 /* The weight of one sampled allocation of size bytes when allocations are

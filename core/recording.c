@@ -44,6 +44,7 @@ typedef struct rec_file {
 	size_t len;
 	rec_file_header fh;
 	uint64_t first_ev, nev, t0, t1;
+	uint64_t t_end;            /* when the file was closed (END), 0 if it was not */
 	rec_chref *ch;
 	size_t nch, capch;
 	rec_ck *ck;
@@ -304,7 +305,19 @@ static void *parse_file(void *arg)
 			}
 			break;
 		}
-		default:   /* END, and chunk types of later versions: skipped */
+		case REC_C_END: {   /* the heap stayed as it was until the file was closed */
+			rec_end e;
+			if (c.len >= sizeof(e) && f->nck) {
+				memcpy(&e, p, sizeof(e));
+				if (e.time_ns > s.tmax && e.time_ns - s.tmax < 86400ull * 1000000000 &&
+				    !bucket(f, e.time_ns, &s))
+					BAD("%s: out of memory", f->path);
+				if (e.time_ns > f->t_end)
+					f->t_end = e.time_ns;
+			}
+			break;
+		}
+		default:   /* chunk types of later versions: skipped */
 			break;
 		}
 		off = pay + c.len;

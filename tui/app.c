@@ -55,7 +55,7 @@ const screen_ops *app_ops(const app *a)
 void app_layout(app *a)
 {
 	getmaxyx(a->w, a->h, a->wd);
-	int strip = live_strip_height(a);   /* the live timeline, under the title */
+	int strip = live_strip_height(a) + rec_strip_height(a);   /* the timeline, under the title */
 	a->list_y = 3 + strip;
 	a->list_h = a->h - 5 - strip;   /* 2 title lines, column header, status, key bar */
 	if (a->list_h < 1)
@@ -84,6 +84,7 @@ void app_draw(app *a)
 		ops->draw(a);
 		chrome_draw(a, ops);
 		live_strip_draw(a);
+		rec_strip_draw(a);
 	}
 	wnoutrefresh(a->w);
 	doupdate();
@@ -178,7 +179,10 @@ static int common_key(app *a, int key)
 int app_key(app *a, int key)
 {
 	a->v.status[0] = 0;
-	int r = app_ops(a)->key(a, key);
+	int r = a->rec ? rec_key(a, key) : REACT_UNHANDLED;   /* time travel first */
+	if (!(r & REACT_UNHANDLED))
+		return r;
+	r = app_ops(a)->key(a, key);
 	if (r & REACT_UNHANDLED)
 		r = common_key(a, key);
 	return r;
@@ -314,7 +318,7 @@ static int gran_build(void *ctx, unsigned idx, const prof *p, prof_nodemap *m, c
 
 int app_in_diff(const app *a)
 {
-	return live_in_diff(a) || filediff_on(a);
+	return live_in_diff(a) || filediff_on(a) || rec_in_diff(a);
 }
 
 int app_node_is_new(app *a, uint32_t node)

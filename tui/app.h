@@ -40,6 +40,7 @@ typedef struct app {
 	struct file_diff *fd;    /* two files given: filediff.c; else NULL */
 	struct source_pane *src; /* the source screen's text (source.c) */
 	struct node_info *ni;    /* per node locations and inline edges (nodeinfo.c) */
+	struct rec_ui *rec;      /* a recording (rec_ui.c); NULL otherwise */
 } app;
 
 typedef struct keybar_item {
@@ -82,6 +83,13 @@ void line_set(app *a, int y, long row);
 long scroll_lines(app *a, long sel_line, long nlines);
 
 #endif
+
+/* rec_ui.c: a recording DIR: the timeline strip with its cursor and the
+ * keys Left/Right { } [ ] P m d L T (REACT_UNHANDLED for others). */
+int rec_strip_height(const app *a);
+void rec_strip_draw(app *a);
+int rec_key(app *a, int key);
+int rec_in_diff(const app *a);
 
 /* live_ui.c: live mode (--attach, -- CMD) and the keys d m p w W. */
 struct live_ui;

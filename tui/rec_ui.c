@@ -1,8 +1,408 @@
+/* rec_ui.c - mprof-tui DIR: a recording on the screens of file mode. A
+ * timeline strip of the whole run (100 ms buckets, local peaks, the global
+ * peak marked) with a cursor; every screen shows the heap at the cursor's
+ * moment (the local peak of its bucket). Keys (the tree keeps Left/Right
+ * for itself; Shift-Left/Right work there):
+ *   Left/Right  a bucket back/forward      { }  ten buckets
+ *   [ ]         the previous/next local peak    P   the run's peak
+ *   m           mark the cursor's moment
+ *   d           growth from the mark to the cursor (again: back)
+ *   L           allocations made between the mark and the cursor still
+ *               alive at the end of the recording (again: back)
+ *   T           temporary allocations (freed before the next allocation)
+ *               per stack, with the lifetime histogram of the selected row */
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/snapdiff.h"
+#include "symbols/sym.h"
+#include "tui/app.h"
 #include "tui/rec.h"
+
+#define REC_STRIP 4
+
+enum rec_mode { RM_STATE, RM_DIFF, RM_LEAKS, RM_TEMP };
+
+typedef struct rec_ui {
+	recording *r;
+	sym *sy;                 /* over r->p: its frames never change */
+	int order[VIEW_MAX_GRAN];
+	size_t cur, mark;        /* buckets (0 .. r->ntl - 1) */
+	int marked;
+	enum rec_mode mode;
+	prof *d;                 /* the diff, leaks or temporaries on screen; owned */
+	rec_life *life;          /* computed on the first T; owned */
+	char title[800];
+} rec_ui;
+
+static rec_ui *RU(const app *a)
+{
+	return (rec_ui *)a->rec;
+}
+
+static int gran_build(void *ctx, unsigned idx, const prof *p, prof_nodemap *m, char *err, size_t errlen)
+{
+	rec_ui *u = ctx;
+	if (sym_nodemap(m, p, u->sy, (enum sym_gran)u->order[idx])) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static double bucket_s(const recording *r, size_t i)
+{
+	return (double)(r->first_bucket + (int64_t)i) * REC_BUCKET_NS / 1e9;
+}
+
+static size_t peak_bucket(const recording *r)
+{
+	int64_t k = (int64_t)(r->peak_time / REC_BUCKET_NS) - r->first_bucket;
+	return k < 0 ? 0 : (size_t)k >= r->ntl ? r->ntl - 1 : (size_t)k;
+}
+
+static void title_update(app *a)
+{
+	rec_ui *u = RU(a);
+	recording *r = u->r;
+	char est[120] = "", m[120] = "";
+	if (r->sample_rate)
+		snprintf(est, sizeof(est), "  ESTIMATES (1 sample per %" PRIu64 " B)", r->sample_rate);
+	const char *cl = prof_strat(r->p, r->p->meta.cmdline);
+	switch (u->mode) {
+	case RM_DIFF:
+		snprintf(m, sizeof(m), "DIFF %.1f s -> %.1f s  ", bucket_s(r, u->mark), bucket_s(r, u->cur));
+		break;
+	case RM_LEAKS:
+		snprintf(m, sizeof(m), "ALIVE AT END, made %.1f s .. %.1f s  ", bucket_s(r, u->mark < u->cur ? u->mark : u->cur),
+			 bucket_s(r, (u->mark < u->cur ? u->cur : u->mark)) + 0.1);
+		break;
+	case RM_TEMP:
+		snprintf(m, sizeof(m), "TEMPORARY allocations  ");
+		break;
+	default:
+		snprintf(m, sizeof(m), "AT %.3f s  ", (double)r->cur_time / 1e9);
+		break;
+	}
+	snprintf(u->title, sizeof(u->title), "recording pid %d  %s%.300s%s", r->pid, m, cl ? cl : r->dir, est);
+	a->v.path = u->title;
+}
+
+/* Puts the moment of the cursor (or the mode's profile) under the view. */
+static void rec_show(app *a, int frames_changed)
+{
+	rec_ui *u = RU(a);
+	recording *r = u->r;
+	prof_error err;
+	prof *d = NULL;
+	uint64_t ev = r->tl[u->cur].peak_ev, mev = r->tl[u->mark].peak_ev;
+	if (u->mode == RM_DIFF) {
+		snap sa, sb;
+		uint64_t lo = mev < ev ? mev : ev, hi = mev < ev ? ev : mev;
+		rec_seek(r, lo);
+		int bad = snap_take(&sa, r->p, 1, 0, (int64_t)r->cur_time);
+		rec_seek(r, hi);
+		if (!bad && !snap_take(&sb, r->p, 2, 0, (int64_t)r->cur_time)) {
+			d = snap_delta(r->p, &sa, &sb, NULL, &err);
+			snap_free(&sb);
+		}
+		if (!bad)
+			snap_free(&sa);
+	} else if (u->mode == RM_LEAKS) {
+		/* The window holds both buckets whole: start of the earlier, end of the later. */
+		size_t lo = u->mark < u->cur ? u->mark : u->cur, hi = u->mark < u->cur ? u->cur : u->mark;
+		int64_t t0 = (r->first_bucket + (int64_t)lo) * REC_BUCKET_NS - 1;
+		uint64_t from = t0 < 0 ? r->first_ev : rec_ev_at(r, (uint64_t)t0);
+		uint64_t to = rec_ev_at(r, (uint64_t)((r->first_bucket + (int64_t)hi + 1) * REC_BUCKET_NS - 1));
+		d = rec_leaks(r, from, to, &err);
+		rec_seek(r, ev);
+	} else if (u->mode == RM_TEMP) {
+		d = rec_temp_prof(r, u->life, &err);
+	} else {
+		rec_seek(r, ev);
+	}
+	if (u->mode != RM_STATE && !d) {
+		snprintf(a->v.status, sizeof(a->v.status), "out of memory");
+		u->mode = RM_STATE;
+		rec_seek(r, ev);
+	}
+	view_reload(&a->v, d ? d : r->p, frames_changed);
+	prof_free(u->d);
+	u->d = d;
+	title_update(a);
+}
+
+static int is_local_peak(const recording *r, size_t i)
+{
+	int64_t v = r->tl[i].peak;
+	return (i == 0 || v > r->tl[i - 1].peak) && (i + 1 == r->ntl || v >= r->tl[i + 1].peak);
+}
+
+static void move_to(app *a, long i)
+{
+	rec_ui *u = RU(a);
+	if (i < 0)
+		i = 0;
+	if ((size_t)i >= u->r->ntl)
+		i = (long)u->r->ntl - 1;
+	u->cur = (size_t)i;
+	if (u->mode != RM_TEMP)
+		rec_show(a, 0);
+	char m[100];
+	rec_moment_text(u->r, m, sizeof(m));
+	if (u->mode == RM_STATE)
+		snprintf(a->v.status, sizeof(a->v.status), "at %s (the peak of bucket %.1f s)%s", m, bucket_s(u->r, u->cur),
+			 u->cur == peak_bucket(u->r) ? "  -- the run's PEAK" : "");
+}
+
+static int toggle(app *a, enum rec_mode m)
+{
+	rec_ui *u = RU(a);
+	view *v = &a->v;
+	if (u->mode == m) {
+		u->mode = RM_STATE;
+		rec_show(a, 1);
+		snprintf(v->status, sizeof(v->status), "back to the heap at the cursor");
+		return REACT_REDRAW;
+	}
+	if (m == RM_TEMP && !u->life) {
+		u->life = rec_lifetimes(u->r, 1, 0);
+		if (!u->life) {
+			snprintf(v->status, sizeof(v->status), "out of memory");
+			return REACT_REDRAW;
+		}
+	}
+	u->mode = m;
+	v->alloc = m == RM_TEMP || m == RM_LEAKS;
+	v->objects = 0;
+	v->sort = VIEW_SORT_FLAT;
+	v->depth = 1;
+	rec_show(a, 1);
+	v->hist[0].sel = v->hist[0].top = 0;
+	if (m == RM_DIFF)
+		snprintf(v->status, sizeof(v->status), "growth from the mark (%.1f s) to the cursor; move the cursor, d closes",
+			 bucket_s(u->r, u->mark));
+	else if (m == RM_LEAKS)
+		snprintf(v->status, sizeof(v->status), "made between the mark and the cursor, alive at the end; L closes");
+	else
+		snprintf(v->status, sizeof(v->status), "temporary: freed before any other allocation; histogram of the "
+			 "selected row above; T closes");
+	return REACT_REDRAW;
+}
+
+int rec_key(app *a, int key)
+{
+	rec_ui *u = RU(a);
+	if (!u)
+		return REACT_UNHANDLED;
+	recording *r = u->r;
+	int tree = a->v.hist[a->v.depth - 1].kind == VIEW_TREE;
+	switch (key) {
+	case KEY_LEFT: if (tree) return REACT_UNHANDLED; /* fall through */
+	case KEY_SLEFT: move_to(a, (long)u->cur - 1); break;
+	case KEY_RIGHT: if (tree) return REACT_UNHANDLED; /* fall through */
+	case KEY_SRIGHT: move_to(a, (long)u->cur + 1); break;
+	case '{': move_to(a, (long)u->cur - 10); break;
+	case '}': move_to(a, (long)u->cur + 10); break;
+	case '[': case ']': {
+		long i = (long)u->cur, step = key == '[' ? -1 : 1;
+		for (i += step; i >= 0 && (size_t)i < r->ntl && !is_local_peak(r, (size_t)i); i += step)
+			;
+		if (i < 0 || (size_t)i >= r->ntl) {
+			snprintf(a->v.status, sizeof(a->v.status), "no local peak %s", key == '[' ? "before" : "after");
+			break;
+		}
+		move_to(a, i);
+		break;
+	}
+	case 'P': move_to(a, (long)peak_bucket(r)); break;
+	case 'm':
+		u->mark = u->cur;
+		u->marked = 1;
+		if (u->mode == RM_DIFF || u->mode == RM_LEAKS)
+			rec_show(a, 0);
+		snprintf(a->v.status, sizeof(a->v.status), "mark at %.1f s: d diffs it with the cursor, L lists what was "
+			 "made between them and is alive at the end", bucket_s(r, u->mark));
+		break;
+	case 'd': return toggle(a, RM_DIFF);
+	case 'L': return toggle(a, RM_LEAKS);
+	case 'T': return toggle(a, RM_TEMP);
+	default: return REACT_UNHANDLED;
+	}
+	return REACT_REDRAW;
+}
+
+int rec_in_diff(const app *a)
+{
+	return a->rec && RU(a)->mode == RM_DIFF;
+}
+
+int rec_strip_height(const app *a)
+{
+	return a->rec && a->h >= 14 && a->wd >= 40 ? REC_STRIP : 0;
+}
+
+/* The lifetime histogram of the stacks through the selected node. */
+static void hist_line(app *a, char *buf, size_t len)
+{
+	rec_ui *u = RU(a);
+	recording *r = u->r;
+	uint64_t h[REC_HIST_BINS] = { 0 };
+	uint32_t node = view_row_node(&a->v, a->v.hist[a->v.depth - 1].sel);
+	const prof_nodemap *m = a->v.m;
+	const prof *p = r->p;
+	for (size_t k = 0; node != UINT32_MAX && k < p->samples.len; k++) {
+		const prof_stack *st = &p->stacks.v[p->samples.v[k].stack];
+		const uint32_t *fr = prof_stack_frames(p, p->samples.v[k].stack);
+		int in = 0;
+		for (uint32_t d = 0; d < st->depth && !in; d++)
+			for (uint32_t j = m->off[fr[d]]; j < m->off[fr[d] + 1]; j++)
+				in |= m->nodes[j] == node;
+		if (!in)
+			continue;
+		const rec_life *l = &u->life[r->id_of[k]];
+		for (int b = 0; b < REC_HIST_BINS; b++)
+			h[b] += l->hist[b];
+	}
+	size_t n = (size_t)snprintf(buf, len, " lifetimes:");
+	int last = REC_HIST_BINS - 1;
+	while (last > 0 && !h[last])
+		last--;
+	for (int b = 0; b <= last && n < len; b++) {
+		if (!b)
+			n += (size_t)snprintf(buf + n, len - n, " <1ms:%" PRIu64, h[0]);
+		else
+			n += (size_t)snprintf(buf + n, len - n, " >=%" PRIu64 "ms:%" PRIu64, rec_hist_low_ms(b), h[b]);
+	}
+}
+
+void rec_strip_draw(app *a)
+{
+	int hgt = rec_strip_height(a);
+	if (!hgt)
+		return;
+	rec_ui *u = RU(a);
+	recording *r = u->r;
+	int w = a->wd - 1;
+	size_t first = 0;
+	if (r->ntl > (size_t)w) {   /* scroll so the cursor shows */
+		first = u->cur > (size_t)w / 2 ? u->cur - (size_t)w / 2 : 0;
+		if (first + (size_t)w > r->ntl)
+			first = r->ntl - (size_t)w;
+	}
+	size_t last = first + (size_t)w < r->ntl ? first + (size_t)w : r->ntl;
+	int64_t max = 1;
+	for (size_t i = 0; i < r->ntl; i++)
+		if (r->tl[i].peak > max)
+			max = r->tl[i].peak;
+	char line[800], pk[32], cv[32];
+	size_t pb = peak_bucket(r);
+	snprintf(line, sizeof(line), " cursor %.1f s: %s   PEAK %s at %.3f s   mark %s%.1f s%s%s",
+		 bucket_s(r, u->cur), view_fmt_value(cv, sizeof(cv), r->tl[u->cur].peak, 0),
+		 view_fmt_value(pk, sizeof(pk), r->peak, 0), (double)r->peak_time / 1e9, u->marked ? "" : "(start) ",
+		 bucket_s(r, u->mark), r->wait_count ? "   producer waited" : "", r->lost ? "   EVENTS LOST" : "");
+	put_text(a, 2, 0, a->wd, line, A_BOLD, 1);
+	static const char *const bars[] = { " ", "\xe2\x96\x81", "\xe2\x96\x82", "\xe2\x96\x83", "\xe2\x96\x84",
+					    "\xe2\x96\x85", "\xe2\x96\x86", "\xe2\x96\x87", "\xe2\x96\x88" };
+	static const char ascii[] = " .:-=+*#@";
+	wmove(a->w, 3, 1);
+	for (size_t i = first; i < last; i++) {
+		int64_t v = r->tl[i].peak;
+		int lvl = v > 0 ? (int)((v * 8 + max - 1) / max) : 0;
+		attr_t at = i == u->cur ? a->attr[ATTR_SEL] : a->attr[ATTR_LABEL];
+		wattrset(a->w, at);
+		if (a->utf8)
+			waddstr(a->w, bars[lvl > 8 ? 8 : lvl]);
+		else
+			waddch(a->w, (chtype)ascii[lvl > 8 ? 8 : lvl]);
+	}
+	wattrset(a->w, A_NORMAL);
+	/* Markers: ^ cursor, P the peak, m the mark, w where the producer waited. */
+	char mk[1024];
+	size_t n = last - first < sizeof(mk) - 2 ? last - first : sizeof(mk) - 2;
+	memset(mk, ' ', n + 1);
+	mk[n + 1] = 0;
+	for (size_t i = 0; i < r->nwaits; i++) {
+		int64_t k = (int64_t)(r->waits[i].time_ns / REC_BUCKET_NS) - r->first_bucket - (int64_t)first;
+		if (k >= 0 && (size_t)k < n)
+			mk[k + 1] = 'w';
+	}
+	if (u->marked && u->mark >= first && u->mark - first < n)
+		mk[u->mark - first + 1] = 'm';
+	if (pb >= first && pb - first < n)
+		mk[pb - first + 1] = 'P';
+	if (u->cur >= first && u->cur - first < n)
+		mk[u->cur - first + 1] = '^';
+	put_text(a, 4, 0, a->wd, mk, a->attr[ATTR_DIM], 1);
+	if (u->mode == RM_TEMP && u->life) {
+		hist_line(a, line, sizeof(line));
+		put_text(a, 5, 0, a->wd, line, A_BOLD, 1);
+	} else {
+		snprintf(line, sizeof(line), " %.1f s .. %.1f s   Left/Right [ ] P  m mark  d diff  L alive at end  T temporary",
+			 bucket_s(r, 0), bucket_s(r, r->ntl - 1) + 0.1);
+		put_text(a, 5, 0, a->wd, line, a->attr[ATTR_DIM], 1);
+	}
+}
+
 int tui_rec(recording *r, const rec_opts *o)
 {
-	(void)r; (void)o;
-	fprintf(stderr, "mprof-tui: no UI yet\n");
-	return 2;
+	static app a;
+	static rec_ui u;
+	memset(&a, 0, sizeof(a));
+	memset(&u, 0, sizeof(u));
+	u.r = r;
+	sym_opts so = o->so;
+	u.sy = so.no_symbols && o->gran == SYM_GRAN_ADDRESS ? NULL : sym_open(r->p, &so);
+	u.cur = peak_bucket(r);   /* open on the peak: the first question */
+	int rc = 1;
+	prof_nodemap *m = calloc(1, sizeof(*m));
+	agg *ag = calloc(1, sizeof(*ag));
+	rec_seek(r, r->tl[u.cur].peak_ev);
+	if (!m || !ag || sym_nodemap(m, r->p, u.sy, (enum sym_gran)o->gran) || agg_compute(ag, r->p, m))
+		goto oom;
+	a.rec = &u;
+	a.sy = u.sy;
+	title_update(&a);
+	if (view_init(&a.v, r->p, m, ag, u.title))
+		goto oom;
+	a.v.gran[0].owned = 1;
+	m = NULL;
+	ag = NULL;
+	u.order[0] = o->gran;
+	a.v.gran[0].name = sym_gran_name((enum sym_gran)o->gran);
+	static const int all[] = { SYM_GRAN_FUNCTION, SYM_GRAN_LINE, SYM_GRAN_ADDRESS, SYM_GRAN_MODULE };
+	for (unsigned i = 0; i < 4; i++)
+		if (all[i] != o->gran) {
+			u.order[a.v.ngran] = all[i];
+			view_add_gran(&a.v, sym_gran_name((enum sym_gran)all[i]));
+		}
+	view_set_gran_builder(&a.v, gran_build, &u);
+	if (o->ro.alloc)
+		view_toggle_alloc(&a.v);
+	if (o->ro.objects)
+		view_toggle_objects(&a.v);
+	char mt[100];
+	rec_moment_text(r, mt, sizeof(mt));
+	snprintf(a.v.status, sizeof(a.v.status), "at the run's PEAK, %s; Left/Right move in time, [ ] peaks, ? help", mt);
+	rc = app_run(&a);
+	view_free(&a.v);
+	free(a.line_row);
+	goto out;
+oom:
+	fprintf(stderr, "mprof-tui: %s: out of memory\n", r->dir);
+out:
+	if (m)
+		nodemap_free(m);
+	if (ag)
+		agg_free(ag);
+	free(m);
+	free(ag);
+	source_free(&a);
+	nodeinfo_free(&a);
+	prof_free(u.d);
+	free(u.life);
+	sym_close(u.sy);
+	return rc;
 }

@@ -1,0 +1,37 @@
+#!/bin/sh
+# record_tui.sh - mprof-tui DIR in a real terminal (tmux): it opens on the
+# run's peak, Left moves back in time, P returns to the peak, the state
+# after the fall no longer shows peak_fn, d diffs the mark and the cursor,
+# L lists what is alive at the end, T the temporary allocations.
+. "$(dirname "$0")/../lib.sh"
+. "$TOP/test/tmux.sh"
+HOOK=$TOP/libmprof.so
+cc -g -O1 -fno-omit-frame-pointer -o "$TMP/peak" "$TOP/test/progs/rec_peak.c" || { not_ok "build rec_peak"; exit 0; }
+MPROF_RECORD=$TMP/rec LD_PRELOAD=$HOOK "$TMP/peak"
+
+tmux_start 100 30 "$TMP"
+keys "'$MPROF' '$TMP/rec'" Enter
+check "rec tui: opens on the run's PEAK" "at the run's PEAK, 1."
+check "rec tui: the peak's table: peak_fn holds 9.77 MiB" "9.77 MiB 100.0% 100.0%  9.77 MiB 100.0%      100 peak_fn"
+expect_match "rec tui: the strip marks the peak" "$(screen | sed -n 3p)" 'PEAK 9\.77 MiB at 1\.[0-9]* s'
+keys Left Left Left Left Left
+check "rec tui: Left moves back in time (fewer blocks)" "objects name"
+l=$(screen | grep -F ' peak_fn ' | head -1)
+expect_match "rec tui: 0.5 s before the peak peak_fn holds less ($l)" "$l" '^ +1 +[0-9.]+ MiB 100.0% .* [1-9][0-9] peak_fn'
+keys P
+check "rec tui: P goes back to the peak" "the run's PEAK"
+check "rec tui: P: peak_fn holds all of it again" "9.77 MiB 100.0% 100.0%  9.77 MiB 100.0%      100 peak_fn"
+keys '}'
+check "rec tui: after the fall: after_fn's 4 KiB" "4.00 KiB 100.0% 100.0%  4.00 KiB 100.0%        1 after_fn"
+if screen | grep -F -q ' peak_fn '; then not_ok "rec tui: after the fall peak_fn is gone" "$(screen | head -12)"; else ok "rec tui: after the fall peak_fn is gone"; fi
+keys P m '}' d
+check "rec tui: d diffs the mark (peak) and the cursor (end)" "-9.77 MiB"
+keys d L
+check "rec tui: L: made between the peak and the end, alive at the end" "4.00 KiB 100.0% 100.0%  4.00 KiB 100.0%        1 after_fn"
+keys L T
+check "rec tui: T: temporaries with the lifetime histogram" "lifetimes: <1ms:"
+keys q
+n=0
+while screen | grep -F -q "Main table" && [ "$n" -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+if screen | grep -F -q "Main table"; then not_ok "rec tui: q leaves" "$(screen | head -5)"; else ok "rec tui: q leaves"; fi
+exit 0
