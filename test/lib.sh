@@ -5,6 +5,8 @@ TOP=$(pwd)
 MPROF=${MPROF_BIN:-$TOP/mprof-tui}
 DATA=$TOP/test/data
 TMP=$(mktemp -d /tmp/mprof-test.XXXXXX)
+# No test reaches a debuginfod server unless it starts one itself.
+unset DEBUGINFOD_URLS
 trap 'rm -rf "$TMP"' EXIT
 
 ok() { echo "ok - $*"; }
