@@ -104,8 +104,9 @@ int inject_detach(int pid, prof_error *err)
 #include <sys/wait.h>
 #include <time.h>
 
-#define TRIES 5000          /* check rounds before giving up */
-#define TRY_MS 10000        /* and the time they may take */
+#define TRIES 5000          /* check rounds in one stop */
+#define STOP_MS 50          /* the longest the program is held still while checking */
+#define TRY_MS 10000        /* and the time they may take (MPROF_INJECT_TIMEOUT) */
 #define CALL_ALONE_MS 2000  /* the call runs with the others stopped this long */
 #define CALL_MAX_MS 30000
 #define MAX_FRAMES 256
@@ -625,31 +626,38 @@ static int thread_busy(session *s, pid_t tid)
  * ones run on, a moment at a time, until each is caught outside too. */
 static int stop_safe(session *s, prof_error *err)
 {
-	if (stop_all(s, err))
-		return -1;
-	long t0 = now_ms();
+	long t0 = now_ms(), limit = TRY_MS;
+	const char *env = getenv("MPROF_INJECT_TIMEOUT");
+	if (env && atol(env) > 0)
+		limit = atol(env);
 	unsigned seed = (unsigned)getpid();
-	for (int t = 0; t < TRIES; t++) {
-		int busy = 0;
-		for (size_t i = 0; i < s->n; i++) {
-			if (!thread_busy(s, s->tids[i]))
-				continue;
-			busy = 1;
-			ptrace(PTRACE_CONT, s->tids[i], NULL, (void *)(long)s->sigs[i]);
-			s->sigs[i] = 0;
-			seed = seed * 1103515245 + 12345;
-			struct timespec ts = { 0, 20000 + (long)(seed >> 8) % 200000 };
-			nanosleep(&ts, NULL);
-			ptrace(PTRACE_INTERRUPT, s->tids[i], NULL, NULL);
-			int w = wait_stop(s, i);
-			if (w < 0) {
-				s->n = 0;
-				return exited(s->pid, err);
+	while (now_ms() - t0 <= limit) {
+		if (stop_all(s, err))
+			return -1;
+		/* The program stands still at most STOP_MS at a time. */
+		long t1 = now_ms();
+		for (int t = 0; t < TRIES && now_ms() - t1 < STOP_MS; t++) {
+			int busy = 0;
+			for (size_t i = 0; i < s->n; i++) {
+				if (!thread_busy(s, s->tids[i]))
+					continue;
+				busy = 1;
+				ptrace(PTRACE_CONT, s->tids[i], NULL, (void *)(long)s->sigs[i]);
+				s->sigs[i] = 0;
+				seed = seed * 1103515245 + 12345;
+				struct timespec ts = { 0, 20000 + (long)(seed >> 8) % 200000 };
+				nanosleep(&ts, NULL);
+				ptrace(PTRACE_INTERRUPT, s->tids[i], NULL, NULL);
+				int w = wait_stop(s, i);
+				if (w < 0) {
+					s->n = 0;
+					return exited(s->pid, err);
+				}
+				if (w > 0)
+					s->tids[i] = -s->tids[i];
 			}
-			if (w > 0)
-				s->tids[i] = -s->tids[i];
-		}
-		if (!busy) {
+			if (busy)
+				continue;
 			if (stop_all(s, err))   /* threads started meanwhile, and the gone ones dropped */
 				return -1;
 			int late = 0;
@@ -658,13 +666,12 @@ static int stop_safe(session *s, prof_error *err)
 			if (!late)
 				return 0;
 		}
-		if (now_ms() - t0 > TRY_MS)
-			break;
+		release_all(s);
+		sleep_ms(10);
 	}
-	release_all(s);
 	if (proc_gone(s->pid))
 		return exited(s->pid, err);
-	prof_errorf(err, "process %d: gave up after %d s: some thread was always inside the allocator or the dynamic loader", s->pid, TRY_MS / 1000);
+	prof_errorf(err, "process %d: gave up after %.1f s: some thread was always inside the allocator or the dynamic loader (MPROF_INJECT_TIMEOUT=MS waits longer)", s->pid, (double)limit / 1000);
 	return -1;
 }
 

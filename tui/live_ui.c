@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "attach/follow.h"
+#include "attach/inject.h"
 #include "attach/launch.h"
 #include "core/snapdiff.h"
 #include "symbols/sym.h"
@@ -51,6 +52,7 @@ typedef struct live_ui {
 	char note[600];          /* the status line's right end */
 	char out[512];           /* -- CMD: where its output goes */
 	const char *cmd;
+	int late;                /* the hook was injected: history before it is unknown */
 } live_ui;
 
 /* The prompt in flight (file mode has no live_ui). */
@@ -173,6 +175,9 @@ static int live_refresh(app *a)
 	}
 	if (ch & FOLLOW_FRAMES)
 		sym_reopen(lv);
+	if (lv->late)
+		snprintf(lv->note, sizeof(lv->note), "history before the attach is unknown (%" PRIu64
+			 " older frees apart)", lv->f.p->meta.unknown_frees);
 	if (!ch)
 		return 0;
 	if (lv->diff) {
@@ -685,6 +690,11 @@ int tui_live(const tui_live_opts *o)
 			return 2;
 		}
 	}
+	/* No segment: offer to load the hook with ptrace (one key). */
+	if (!o->argv && tty && have_lib && inject_seg_flags((int)pid) < 0 && inject_offer((int)pid, lib, &err) < 0) {
+		fprintf(stderr, "mprof-tui: %s\n", err.msg);
+		return 2;
+	}
 	if (follow_open(&lv.f, (int)pid, have_lib ? lib : NULL, &err)) {
 		fprintf(stderr, "mprof-tui: %s\n", err.msg);
 		if (o->argv) {
@@ -702,6 +712,8 @@ int tui_live(const tui_live_opts *o)
 	if (o->argv) {
 		lv.f.child = pid;
 		snprintf(lv.note, sizeof(lv.note), "output: %s", lv.out);
+	} else if ((lv.late = inject_seg_flags((int)pid) > 0 && (inject_seg_flags((int)pid) & SEG_FLAG_LATE))) {
+		snprintf(lv.note, sizeof(lv.note), "history before the attach is unknown");
 	}
 	lv.interval_ms = o->interval_ms > 0 ? o->interval_ms : 500;
 	lv.so = o->so;
@@ -737,10 +749,12 @@ int tui_live(const tui_live_opts *o)
 		snprintf(a.v.status, sizeof(a.v.status), "started %.60s (pid %d); its output goes to %.150s", o->argv[0],
 			 (int)pid, lv.out);
 	else
-		snprintf(a.v.status, sizeof(a.v.status), "attached to pid %d; m snapshot, d diff, p pause, w write",
-			 (int)pid);
+		snprintf(a.v.status, sizeof(a.v.status), "attached to pid %d%s; m snapshot, d diff, p pause, w write",
+			 (int)pid, lv.late ? " (injected: history before the attach is unknown)" : "");
 	lv.next_sync = mono_ms() + lv.interval_ms;
 	rc = app_run(&a);
+	if (!o->argv && rc == 0)
+		inject_quit_offer((int)pid);   /* an injected hook: d detach, k keep recording */
 	view_free(&a.v);
 	free(a.line_row);
 	if (o->argv && lv.f.child_status < 0) {

@@ -3,8 +3,12 @@
  * blocks each, so blocks from before an injection are freed after it) and
  * one leaks 1000 B every 10 ms in leak_fn (a schedule that catches up
  * after a late wake-up: 100,000 B/s).  argv[1]: seconds to run; argv[2]
- * "busy": the churn threads never sleep (always in malloc/free).  Prints
+ * "busy": the churn threads never sleep (always in malloc/free); "stuck":
+ * one more thread sits inside dl_iterate_phdr (holding the loader's lock)
+ * for the whole run, so no moment is safe for an injection.  Prints
  * its pid first, "inject_target: leaked N blocks" last, exits with 7. */
+#define _GNU_SOURCE
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +82,23 @@ static void *churner(void *arg)
 	return NULL;
 }
 
+static int stuck_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)info;
+	(void)size;
+	(void)arg;
+	while (!stop)
+		usleep(1000);
+	return 1;
+}
+
+static void *stuck(void *arg)
+{
+	(void)arg;
+	dl_iterate_phdr(stuck_cb, NULL);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	limit = argc > 1 ? atof(argv[1]) : 10;
@@ -89,11 +110,16 @@ int main(int argc, char **argv)
 	pthread_create(&t[0], NULL, leaker, &t0);
 	for (int i = 1; i < 4; i++)
 		pthread_create(&t[i], NULL, churner, NULL);
+	pthread_t st;
+	if (argc > 2 && !strcmp(argv[2], "stuck"))
+		pthread_create(&st, NULL, stuck, NULL);
 	while (now_s() - t0 < limit)
 		usleep(5000);
 	stop = 1;
 	for (int i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
+	if (argc > 2 && !strcmp(argv[2], "stuck"))
+		pthread_join(st, NULL);
 	printf("inject_target: leaked %ld blocks\n", leaked);
 	return 7;
 }

@@ -1,0 +1,160 @@
+#!/bin/sh
+# inject: mprof-tui --inject / --detach / --attach on processes started
+# WITHOUT the hook (ptrace + dlopen; x86_64): the leak seen at its rate,
+# the target's output and exit status unchanged, 20 injections into
+# targets busy in malloc/free on every thread, each error case, detach.
+. "$(dirname "$0")/../lib.sh"
+
+if [ "$(uname -m)" != x86_64 ]; then
+	run_status "$MPROF" --inject $$
+	expect_match "inject: other architectures are refused" "$ERR" "x86_64 only"
+	exit 0
+fi
+T=$TMP/inject_target
+cc -O1 -g -pthread -o "$T" "$TOP/test/progs/inject_target.c" || { not_ok "build inject_target"; exit 0; }
+
+# target NAME SECONDS [MODE]: starts it in the background (no hook); sets
+# PID, its output in $TMP/NAME.out, its exit status in $TMP/NAME.st.
+target() {
+	( timeout 60 "$T" "$2" $3 > "$TMP/$1.out" 2>&1; echo $? > "$TMP/$1.st" ) &
+	n=0
+	while [ ! -s "$TMP/$1.out" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	PID=$(head -1 "$TMP/$1.out")
+}
+# finished NAME WHAT: the target printed its last line and exited with 7.
+finished() {
+	n=0
+	while [ ! -s "$TMP/$1.st" ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+	expect_eq "$2: exit status unchanged" "$(cat "$TMP/$1.st" 2> /dev/null)" 7
+	expect_match "$2: output unchanged" "$(tail -1 "$TMP/$1.out")" "^inject_target: leaked [0-9]+ blocks$"
+}
+# inuse NAME FILE: leak_fn's in-use bytes in a profile.
+inuse() { "$MPROF" --top=flat --format=tsv "$1" | awk -F '\t' '$5 == "leak_fn" { print $1 }'; }
+now_ms() { date +%s%3N; }
+
+# --- inject while it runs; the leak grows at 100,000 B/s ----------------------
+target main 5
+run_status "$MPROF" --inject "$PID"
+expect_eq "inject: exit status 0" "$STATUS" 0
+expect_eq "inject: says where the segment is" "$OUT" "loaded libmprof.so into process $PID: /dev/shm/mprof-$PID"
+expect_eq "inject: the segment exists" "$(ls /dev/shm/mprof-$PID 2> /dev/null)" "/dev/shm/mprof-$PID"
+sleep 0.5
+t1=$(now_ms)
+"$MPROF" --snapshot "$PID" -o "$TMP/s1.pro"
+sleep 2
+t2=$(now_ms)
+"$MPROF" --snapshot "$PID" -o "$TMP/s2.pro"
+a=$(inuse "$TMP/s1.pro")
+b=$(inuse "$TMP/s2.pro")
+want=$(( (t2 - t1) * 100 ))
+if [ -n "$a" ] && [ -n "$b" ] && awk -v g="$((b - a))" -v w="$want" 'BEGIN { exit !(g >= w * 0.8 && g <= w * 1.2) }'; then
+	ok "inject: leak_fn grows $((b - a)) B in $((t2 - t1)) ms: 100,000 B/s within 20 %"
+else
+	not_ok "inject: leak_fn grows at the known rate" "leak_fn in use: '$a' then '$b' over $((t2 - t1)) ms, want +$want"
+fi
+run_status "$MPROF" --inject "$PID"
+expect_eq "inject again: already there, exit 0" "$STATUS:$OUT" "0:process $PID already has a segment: /dev/shm/mprof-$PID"
+finished main "inject"
+expect_eq "inject: the segment is removed at exit" "$(ls /dev/shm/mprof-$PID 2> /dev/null)" ""
+
+# --- 20 injections into targets busy in malloc/free on all threads ---------------
+good=0 bad=""
+i=0
+while [ $i -lt 20 ]; do
+	i=$((i + 1))
+	target busy$i 1.5 busy
+	if timeout 30 "$MPROF" --inject "$PID" > /dev/null 2> "$TMP/busy.err"; then :; else bad="$bad #$i:$(cat "$TMP/busy.err")"; fi
+	n=0
+	while [ ! -s "$TMP/busy$i.st" ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+	if [ "$(cat "$TMP/busy$i.st" 2> /dev/null)" = 7 ] && tail -1 "$TMP/busy$i.out" | grep -q '^inject_target: leaked'; then
+		good=$((good + 1))
+	else
+		bad="$bad #$i:status $(cat "$TMP/busy$i.st" 2> /dev/null) $(tail -1 "$TMP/busy$i.out")"
+	fi
+done
+expect_eq "busy: 20 injections, every target exits normally, no deadlock or crash${bad:+ ($bad)}" "$good" 20
+expect_eq "busy: every injection succeeded" "$bad" ""
+
+# --- errors: one line, exit status 2 --------------------------------------------------
+run_status "$MPROF" --inject 999999999
+expect_eq "error: no such process" "$STATUS:$ERR" "2:mprof-tui: no such process: 999999999"
+run_status "$MPROF" --inject abc
+expect_eq "error: not a pid" "$STATUS:$ERR" "2:mprof-tui: --inject takes a process id, not 'abc'"
+
+if cc -static -O1 -pthread -o "$TMP/static_target" "$TOP/test/progs/inject_target.c" 2> /dev/null; then
+	( "$TMP/static_target" 1 > "$TMP/static.out"; echo $? > "$TMP/static.st" ) &
+	n=0; while [ ! -s "$TMP/static.out" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	SP=$(head -1 "$TMP/static.out")
+	run_status "$MPROF" --inject "$SP"
+	expect_eq "error: statically linked" "$STATUS:$ERR" "2:mprof-tui: process $SP is statically linked: a library cannot be loaded into it (build it dynamically, or start it with LD_PRELOAD)"
+	wait
+else
+	ok "error: statically linked # SKIP no static libc"
+fi
+
+if command -v strace > /dev/null 2>&1; then
+	target traced 3
+	strace -q -p "$PID" -o /dev/null &
+	SPID=$!
+	n=0; while ! grep -q "^TracerPid:[[:space:]]*[1-9]" /proc/$PID/status 2> /dev/null && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	run_status "$MPROF" --inject "$PID"
+	expect_match "error: already traced" "$STATUS:$ERR" "^2:mprof-tui: process $PID is already being traced \(by process [0-9]+\): detach the debugger or tracer first$"
+	kill $SPID 2> /dev/null
+	finished traced "traced"
+else
+	ok "error: already traced # SKIP strace is not installed"
+fi
+
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null 2>&1 && setpriv --reuid 65534 --regid 65534 --clear-groups "$MPROF" --help > /dev/null 2>&1; then
+	target other 2
+	run_status setpriv --reuid 65534 --regid 65534 --clear-groups env MPROF_LIB="$TOP/libmprof.so" "$MPROF" --inject "$PID"
+	expect_eq "error: another user's process" "$STATUS:$ERR" "2:mprof-tui: not permitted to trace process $PID: it belongs to another user (uid 0); ptrace needs the same user or CAP_SYS_PTRACE"
+	finished other "another user"
+else
+	ok "error: another user's process # SKIP needs root, setpriv and a tree uid 65534 can read"
+fi
+
+# A thread sits in dl_iterate_phdr (the loader's lock) for the whole run:
+# never a safe moment.  Waiting past the end: the target exits meanwhile.
+target stuck 1 stuck
+run_status "$MPROF" --inject "$PID"
+expect_eq "error: the target exits during the injection" "$STATUS:$ERR" "2:mprof-tui: process $PID exited during the injection"
+finished stuck "exits during the injection"
+target stuck2 1.5 stuck
+run_status env MPROF_INJECT_TIMEOUT=300 "$MPROF" --inject "$PID"
+expect_eq "error: no safe moment, gives up" "$STATUS:$ERR" "2:mprof-tui: process $PID: gave up after 0.3 s: some thread was always inside the allocator or the dynamic loader (MPROF_INJECT_TIMEOUT=MS waits longer)"
+finished stuck2 "gave up"
+
+# --- detach: counters stop growing; the target ends normally ----------------------
+target det 3
+"$MPROF" --inject "$PID" > /dev/null
+sleep 0.3
+run_status "$MPROF" --detach "$PID"
+expect_match "detach: exit status 0" "$STATUS:$OUT" "^0:detached from process $PID \([0-9]+ call slots restored\); its segment stays readable$"
+"$MPROF" --snapshot "$PID" -o "$TMP/d1.pro"
+sleep 1
+"$MPROF" --snapshot "$PID" -o "$TMP/d2.pro"
+"$MPROF" --top=flat --alloc --format=tsv "$TMP/d1.pro" > "$TMP/d1.tsv"
+"$MPROF" --top=flat --alloc --format=tsv "$TMP/d2.pro" > "$TMP/d2.tsv"
+expect_match "detach: something was recorded before" "$(cat "$TMP/d1.tsv")" "leak_fn"
+expect_file_eq "detach: the counters stop growing" "$TMP/d2.tsv" "$TMP/d1.tsv"
+run_status "$MPROF" --detach "$PID"
+expect_eq "detach twice: said so" "$STATUS:$ERR" "2:mprof-tui: process $PID is already detached (mprof-tui --inject $PID records again)"
+finished det "detach"
+run_status "$MPROF" --detach 999999999
+expect_eq "detach: no such process" "$STATUS:$ERR" "2:mprof-tui: no such process: 999999999"
+
+# --- --attach PID offers the injection; quitting offers the detach ---------------
+. "$TOP/test/tmux.sh"
+target tui 5
+tmux_start 150 30 "$TMP"
+keys "$MPROF --attach $PID" Enter
+check "attach: offers to inject" "[y/n]"
+keys y
+check "attach: the live screen says history before the attach is unknown" "history before the attach is unknown"
+keys q
+check "quit: offers d detach / k keep recording" "[d/k]"
+keys d
+check "quit: d detaches" "detached from process $PID"
+expect_eq "quit: the segment says detached" "$(od -An -tu4 -j60 -N4 /dev/shm/mprof-$PID 2> /dev/null | tr -d ' ')" 3
+finished tui "attach in the terminal"
