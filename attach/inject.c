@@ -609,8 +609,6 @@ static int thread_busy(session *s, pid_t tid)
 			break;
 		/* A return address points after the call: look at the call. */
 		if (in_bad(s, d ? ip - 1 : ip)) {
-			if (getenv("MPROF_INJECT_DEBUG"))
-				fprintf(stderr, "inject: thread %d frame %d at 0x%llx is busy\n", (int)tid, d, (unsigned long long)ip);
 			busy = 1;
 			break;
 		}
