@@ -86,10 +86,14 @@ static void ring_write(seg_header *h, hook_thread *t, const seg_event *ev, uint3
 	seg_event *ring = seg_region(h, SEG_R_RING);
 	for (uint32_t k = 0; k < n; k++, idx++) {
 		if (idx >= cap && idx - cap >= read) {
-			read = __atomic_load_n(&h->ring_read, __ATOMIC_ACQUIRE);
-			if (idx - cap >= read && !ring_wait(h, idx))
-				t->drops++;
-			read = __atomic_load_n(&h->ring_read, __ATOMIC_ACQUIRE);
+			if (!__atomic_load_n(&h->rec_beat_ns, __ATOMIC_RELAXED)) {
+				t->drops++;   /* nobody records: overwrite, as always */
+			} else {
+				read = __atomic_load_n(&h->ring_read, __ATOMIC_ACQUIRE);
+				if (idx - cap >= read && !ring_wait(h, idx))
+					t->drops++;
+				read = __atomic_load_n(&h->ring_read, __ATOMIC_ACQUIRE);
+			}
 		}
 		seg_event *e = &ring[idx & (cap - 1)];
 		__atomic_store_n(&e->seq, 0, __ATOMIC_RELAXED);
