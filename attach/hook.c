@@ -906,7 +906,7 @@ EXPORT void *pvalloc(size_t n)
 
 /* got.c points a running program's GOT slots here (hidden aliases: the
  * exported names may resolve to libc's from inside the hook). */
-#define GOT_ALIAS(fn) extern __typeof(fn) got_##fn __attribute__((alias(#fn), visibility("hidden")));
+#define GOT_ALIAS(fn) extern __typeof(fn) got_##fn __attribute__((alias(#fn), copy(fn), visibility("hidden")));
 GOT_ALIAS(malloc) GOT_ALIAS(free) GOT_ALIAS(calloc) GOT_ALIAS(realloc) GOT_ALIAS(reallocarray)
 GOT_ALIAS(posix_memalign) GOT_ALIAS(aligned_alloc) GOT_ALIAS(memalign) GOT_ALIAS(valloc) GOT_ALIAS(pvalloc)
 const got_target hook_got_targets[] = {
