@@ -408,6 +408,8 @@ static int read_sample(pctx *c, span sm, const int ix[NT], int fb, uint64_t **lo
 	}
 	if (nval != c->nmsg[0])
 		return bad(c, sm.b, "sample has a different number of values than sample types");
+	if (nval > 16)
+		return bad(c, sm.b, "more than 16 sample types");
 	uint64_t *lv = *locs;
 	uint32_t depth = 0;
 	for (size_t k = 0; k < nloc; k++) {

@@ -108,8 +108,10 @@ static inline void rec_weight(uint64_t size, uint64_t rate, uint64_t *objs, uint
 		return;
 	}
 	double p = -expm1(-(double)(size ? size : 1) / (double)rate);
-	*objs = (uint64_t)(1.0 / p + 0.5);
-	*bytes = (uint64_t)((double)size / p + 0.5);
+	double o = 1.0 / p + 0.5, b = (double)size / p + 0.5;
+	/* Saturate: a hostile rate or size must not overflow the conversion. */
+	*objs = o >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)o;
+	*bytes = b >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)b;
 }
 
 #endif

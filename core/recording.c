@@ -3,6 +3,7 @@
  * its own from the checkpoint it starts with; nothing in a file is trusted:
  * every length, count and id is checked against the mapping. */
 #include "core/recording.h"
+#include "core/agg.h"
 #include "core/snapdiff.h"
 
 #include <dirent.h>
@@ -18,6 +19,7 @@
 
 #define REC_MAX_IDS (1u << 26)     /* stack ids beyond are refused as corrupt */
 #define REC_MAX_DEPTH 4096
+#define REC_MAX_BUCKETS (1u << 25)  /* 100 ms buckets: 38 days of run */
 #define REC_CK_EVENTS (1u << 20)   /* a checkpoint at least every this many events */
 
 typedef struct rec_chref {
@@ -88,6 +90,7 @@ static int grow(void **v, size_t *cap, size_t need, size_t elem)
 typedef struct parse_st {
 	rec_cnt *c;
 	size_t n, cap;
+	size_t max_ids;    /* ids are dense and every file declares its stacks: a few per 16 bytes at most */
 	int64_t inuse;
 	uint64_t ev, tmax, last_ck;
 } parse_st;
@@ -96,7 +99,7 @@ static int st_fit(parse_st *s, uint32_t id)
 {
 	if (id < s->n)
 		return 0;
-	if (id >= REC_MAX_IDS)
+	if (id >= s->max_ids)
 		return -1;
 	if (grow((void **)&s->c, &s->cap, (size_t)id + 1, sizeof(rec_cnt)))
 		return -1;
@@ -111,7 +114,8 @@ static int ck_push(rec_file *f, const parse_st *s)
 	k.c = malloc((s->n ? s->n : 1) * sizeof(rec_cnt));
 	if (!k.c)
 		return -1;
-	memcpy(k.c, s->c, s->n * sizeof(rec_cnt));
+	if (s->n)
+		memcpy(k.c, s->c, s->n * sizeof(rec_cnt));
 	if (PUSH(f->ck, f->nck, f->capck, k)) {
 		free(k.c);
 		return -1;
@@ -128,6 +132,8 @@ static rec_bucket *bucket(rec_file *f, uint64_t t, const parse_st *s)
 	if (k < f->tl_first)
 		k = f->tl_first;
 	size_t i = (size_t)(k - f->tl_first);
+	if (i >= REC_MAX_BUCKETS)
+		return NULL;   /* a time jump of weeks: corrupt, not a real run */
 	if (i >= f->ntl) {
 		if (grow((void **)&f->tl, &f->captl, i + 1, sizeof(rec_bucket)))
 			return NULL;
@@ -145,11 +151,11 @@ static void apply(rec_cnt *c, const rec_event *e, uint64_t rate, int64_t *inuse)
 	if (e->kind == REC_EV_FREE) {
 		c->free_objs += o;
 		c->free_bytes += b;
-		*inuse -= (int64_t)b;
+		*inuse = (int64_t)((uint64_t)*inuse - b);   /* wraps on hostile input, never UB */
 	} else {
 		c->alloc_objs += o;
 		c->alloc_bytes += b;
-		*inuse += (int64_t)b;
+		agg_add(inuse, (int64_t)b);
 	}
 }
 
@@ -159,6 +165,7 @@ static void *parse_file(void *arg)
 {
 	rec_file *f = arg;
 	parse_st s = { 0 };
+	s.max_ids = f->len / 4 + 1024 < REC_MAX_IDS ? f->len / 4 + 1024 : REC_MAX_IDS;
 	int have_ck = 0;
 	if (f->len < sizeof(rec_file_header))
 		BAD("%s: offset 0: %zu bytes, too short for a recording header", f->path, f->len);
@@ -232,7 +239,7 @@ static void *parse_file(void *arg)
 				if (st_fit(&s, rc.id))
 					BAD("%s: offset %zu: stack id %u out of bounds", f->path, pay + q, rc.id);
 				s.c[rc.id] = (rec_cnt){ rc.alloc_objs, rc.alloc_bytes, rc.free_objs, rc.free_bytes };
-				s.inuse += (int64_t)(rc.alloc_bytes - rc.free_bytes);
+				agg_add(&s.inuse, (int64_t)(rc.alloc_bytes - rc.free_bytes));
 			}
 			break;
 		}
@@ -265,7 +272,8 @@ static void *parse_file(void *arg)
 				/* The buckets up to this event's carry the value before it. */
 				uint64_t nt = e.time_ns > s.tmax ? e.time_ns : s.tmax;
 				if (!bucket(f, nt, &s))
-					BAD("%s: out of memory", f->path);
+					BAD("%s: offset %zu: event time %llu ns beyond the run's span, or out of memory",
+					    f->path, pay + 8 + k * sizeof(e), (unsigned long long)nt);
 				apply(&s.c[e.stack], &e, rate, &s.inuse);
 				s.ev++;
 				s.tmax = nt;

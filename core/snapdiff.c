@@ -35,7 +35,8 @@ void snap_free(snap *s)
 /* Copies a PROF_VEC's elements into an empty one of the same type. */
 #define VEC_COPY(dst, src) \
 	(prof_vec_reserve(dst, (src).len) ? -1 \
-	 : (memcpy((dst).v, (src).v, (src).len * sizeof(*(src).v)), (dst).len = (src).len, 0))
+	 : ((src).len ? (void)memcpy((dst).v, (src).v, (src).len * sizeof(*(src).v)) : (void)0, \
+	    (dst).len = (src).len, 0))
 
 static snap_counts counts_at(const prof *p, const snap *s, size_t i)
 {

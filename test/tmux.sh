@@ -37,8 +37,11 @@ tmux_start() {
 	w=$1 h=$2 dir=$3
 	shift 3
 	tm kill-session -t t >/dev/null 2>&1
+	# exit-empty off: killing the last session must not take the server
+	# down while the next new-session is already talking to it.
 	tm new-session -d -s t -x "$w" -y "$h" \
-		"env -i PATH=\"$PATH\" HOME=\"$TMP\" TMPDIR=\"$TMP\" TERM=screen-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 PS1='$ ' $* sh"
+		"env -i PATH=\"$PATH\" HOME=\"$TMP\" TMPDIR=\"$TMP\" TERM=screen-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 PS1='$ ' $* sh" \; \
+		set-option -g exit-empty off
 	wait_for '$' || not_ok "shell prompt in tmux" "$(screen)"
 	keys "cd '$dir'" Enter
 }

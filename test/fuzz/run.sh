@@ -5,7 +5,7 @@
 # into test/fuzz/regress/NAME/ (kept as a regression input) and fails the run.
 # A target's first comment names its seeds ("FUZZ_SEEDS: glob ...") and any
 # sources beyond core/*.c ("FUZZ_EXTRA: file.c ...", "FUZZ_LIBS: -lx").
-# Prints TAP lines.
+# FUZZ_ONLY="fuzz_a fuzz_b" limits the run to those targets. Prints TAP lines.
 cd "$(dirname "$0")/../.." || exit 2
 secs=${2:-5}
 out=build/fuzz
@@ -25,6 +25,7 @@ fi
 status=0
 for src in test/fuzz/fuzz_*.c; do
 	name=$(basename "$src" .c)
+	case "${FUZZ_ONLY:-}" in ""|*"$name"*) ;; *) continue ;; esac
 	extra=$(sed -n 's/.*FUZZ_EXTRA: *//p' "$src" | head -1)
 	libs=$(sed -n 's/.*FUZZ_LIBS: *//p' "$src" | head -1)
 	seeds=$(sed -n 's/.*FUZZ_SEEDS: *//p' "$src" | head -1 | sed 's|test/fuzz/seeds/|build/fuzz/seeds/|g')
