@@ -46,6 +46,15 @@ const view_help_line view_help_lines[] = {
 	{ "d", "diff two snapshots (now counts as one): growth per row, NEW rows; d again closes" },
 	{ "p", "pause / resume the updates" },
 	{ "w W", "write now, a snapshot (#N FILE) or the diff: native (w) or skynet v1 (W)" },
+	{ "", "Recordings (mprof-tui DIR): every screen shows the heap at the cursor" },
+	{ "Left Right", "move the cursor a 100 ms bucket (Shift-Left/Right in the tree)" },
+	{ "{ }", "move ten buckets" },
+	{ "[ ]", "previous / next local peak" },
+	{ "P", "the run's peak" },
+	{ "m", "set the mark at the cursor" },
+	{ "d", "growth from the mark to the cursor; d again closes" },
+	{ "L", "allocations made between mark and cursor still alive at the end" },
+	{ "T", "temporary allocations per stack, lifetime histogram of the row" },
 };
 const size_t view_help_count = sizeof(view_help_lines) / sizeof(view_help_lines[0]);
 
