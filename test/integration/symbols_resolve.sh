@@ -54,8 +54,15 @@ compare() {
 	# Padding between functions (only --text samples land there) is in no
 	# function: both say "??" there, and eu-addr2line then guesses from the
 	# line table; such rows are compared on their first level only.
+	# A pc in a gap between the ranges of a nested inline instance (DWARF
+	# puts it in the outer instance only) gets from eu-addr2line an extra
+	# level repeating the outer function at the inner call's line ("X@a |
+	# X@b | caller"); such rows are compared without the repeat.
 	paste -d '\n' "$TMP/got" "$TMP/want" | awk 'NR % 2 { g = $0; next }
 		{ w = $0; if (g ~ /^\?\?@/ && w ~ /^\?\?@/) { sub(/ \| .*/, "", g); sub(/ \| .*/, "", w) }
+		  if (g != w) { n = split(w, lv, / \| /); d = lv[1]; pf = lv[1]; sub(/@.*/, "", pf)
+			for (i = 2; i <= n; i++) { f = lv[i]; sub(/@.*/, "", f); if (f != pf) d = d " | " lv[i]; pf = f }
+			if (d == g) w = g }
 		  print g > "'"$TMP/got2"'"; print w > "'"$TMP/want2"'" }'
 	expect_file_eq "$name: $n frames resolve as eu-addr2line -f -i -C says for pc-1" "$TMP/got2" "$TMP/want2"
 }
