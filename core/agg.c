@@ -177,7 +177,8 @@ typedef struct agg_part {
 	const prof *p;
 	const prof_nodemap *m;
 	size_t from, to;
-	agg_vals *v;
+	int64_t (*cum)[AGG_NMETRIC];   /* hot: touched per frame, kept apart from flat */
+	int64_t (*flat)[AGG_NMETRIC];
 	uint8_t *flags;
 	uint32_t *stamp;       /* last sample that touched the node, + 1 */
 	int64_t total[AGG_NMETRIC];
@@ -191,9 +192,9 @@ static inline void add_cum(agg_part *t, uint32_t node, uint32_t mark, uint8_t se
 		return;
 	t->stamp[node] = mark;
 	t->flags[node] |= seen;
-	agg_vals *nv = &t->v[node];
+	int64_t *c = t->cum[node];
 	for (int k = 0; k < AGG_NMETRIC; k++)
-		agg_add(&nv->cum[k], v[k]);
+		agg_add(&c[k], v[k]);
 }
 
 static void *agg_run(void *arg)
@@ -238,17 +239,18 @@ static void *agg_run(void *arg)
 		}
 		t->flags[lnode] |= leaf;
 		for (int k = 0; k < AGG_NMETRIC; k++)
-			agg_add(&t->v[lnode].flat[k], v[k]);
+			agg_add(&t->flat[lnode][k], v[k]);
 	}
 	return NULL;
 }
 
 static int part_init(agg_part *t, size_t n)
 {
-	t->v = calloc(n, sizeof(*t->v));
+	t->cum = calloc(n, sizeof(*t->cum));
+	t->flat = calloc(n, sizeof(*t->flat));
 	t->flags = calloc(n, 1);
 	t->stamp = calloc(n, sizeof(*t->stamp));
-	return t->v && t->flags && t->stamp ? 0 : -1;
+	return t->cum && t->flat && t->flags && t->stamp ? 0 : -1;
 }
 
 #define AGG_THREADS 2
@@ -281,20 +283,25 @@ int agg_compute(agg *a, const prof *p, const prof_nodemap *m)
 		for (int i = 1; i < nt; i++)
 			if (started[i])
 				pthread_join(tid[i], NULL);
-		a->v = t[0].v;
+		a->v = malloc(n * sizeof(*a->v));
 		a->flags = t[0].flags;
-		t[0].v = NULL;
 		t[0].flags = NULL;
+		if (!a->v)
+			rc = -1;
 		for (int k = 0; k < AGG_NMETRIC; k++)
 			a->total[k] = t[0].total[k];
 		a->nsamples[0] = t[0].nsamples[0];
 		a->nsamples[1] = t[0].nsamples[1];
-		for (int i = 1; i < nt; i++) {
+		for (size_t x = 0; !rc && x < n; x++) {
+			memcpy(a->v[x].flat, t[0].flat[x], sizeof(a->v[x].flat));
+			memcpy(a->v[x].cum, t[0].cum[x], sizeof(a->v[x].cum));
+		}
+		for (int i = 1; !rc && i < nt; i++) {
 			for (size_t x = 0; x < n; x++) {
 				a->flags[x] |= t[i].flags[x];
 				for (int k = 0; k < AGG_NMETRIC; k++) {
-					agg_add(&a->v[x].flat[k], t[i].v[x].flat[k]);
-					agg_add(&a->v[x].cum[k], t[i].v[x].cum[k]);
+					agg_add(&a->v[x].flat[k], t[i].flat[x][k]);
+					agg_add(&a->v[x].cum[k], t[i].cum[x][k]);
 				}
 			}
 			for (int k = 0; k < AGG_NMETRIC; k++)
@@ -304,7 +311,8 @@ int agg_compute(agg *a, const prof *p, const prof_nodemap *m)
 		}
 	}
 	for (int i = 0; i < nt; i++) {
-		free(t[i].v);
+		free(t[i].cum);
+		free(t[i].flat);
 		free(t[i].flags);
 		free(t[i].stamp);
 	}

@@ -7,7 +7,6 @@
 # --alloc/--objects, and names with escape sequences drawn escaped.
 . "$(dirname "$0")/../lib.sh"
 
-SOCK=mprof-sd-$$
 . "$TOP/test/tmux.sh"
 # Copies under short names, so that the header shows them whole.
 cp "$DATA/test_mem_fixed.pro" "$TMP/base.pro"
