@@ -14,15 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void prof_errorf(prof_error *e, const char *fmt, ...)
-{
-	if (!e)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
-}
 
 enum prof_format prof_detect(const uint8_t *d, size_t len)
 {
@@ -60,39 +51,11 @@ const char *prof_format_name(enum prof_format f)
 	}
 }
 
-void prof_src_drop(const prof_src *src, size_t from, size_t to)
-{
-	if (!src->mapped)
-		return;
-	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-	from = (from + pg - 1) & ~(pg - 1);
-	to &= ~(pg - 1);
-	if (from < pg)
-		from = pg;   /* keep the first page: readers may look back at the header */
-	if (to > from)
-		madvise((void *)(src->data + from), to - from, MADV_DONTNEED);
-}
 
 /* Pipes and devices are read whole into memory; beyond this, ask for a file. */
 #define PROF_STREAM_MAX (1 << 30)
 
-size_t prof_mem_avail(void)
-{
-	long pages = sysconf(_SC_AVPHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
-	if (pages <= 0 || pg <= 0)
-		return SIZE_MAX / 2;
-	return (size_t)pages * (size_t)pg;
-}
 
-int prof_mem_check(const prof_src *src, size_t off, uint64_t need, prof_error *err)
-{
-	size_t avail = prof_mem_avail();
-	if (need <= avail)
-		return 0;
-	prof_errorf(err, "%s: offset %zu: the profile needs %.1f GiB of memory, %.1f GiB are available",
-		    src->name, off, (double)need / (1 << 30), (double)avail / (1 << 30));
-	return -1;
-}
 
 static prof *load_src(const prof_src *src, prof_error *err)
 {
