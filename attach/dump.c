@@ -122,11 +122,7 @@ static int build(seg_header *h, prof *p, dump_mem *dm)
 		if (__atomic_load_n(&sts[s].state, __ATOMIC_ACQUIRE) != SEG_STACK_READY)
 			continue;
 		seg_counter c;
-		seg_counter_sum(h, cnt, s, &c);
-		if (h->sample_rate > 1) {   /* MPROF_SAMPLE: estimates of the whole */
-			heap_scale(&c.alloc_objs, &c.alloc_bytes, h->sample_rate);
-			heap_scale(&c.free_objs, &c.free_bytes, h->sample_rate);
-		}
+		seg_counter_estimate(h, cnt, s, &c);
 		uint64_t ao = c.alloc_objs;
 		if (!ao)
 			continue;

@@ -247,23 +247,12 @@ static int add_modules(follow *f, uint64_t n)
 	return 0;
 }
 
-/* The newest module holding pc (a reloaded library wins over the old). */
-static uint32_t module_of(const prof *p, uint64_t pc)
-{
-	for (size_t i = p->modules.len; i-- > 0;) {
-		const prof_module *m = &p->modules.v[i];
-		if (pc >= m->base && pc - m->base < m->size)
-			return (uint32_t)i;
-	}
-	return PROF_NONE;
-}
-
 /* Names frame i "path(sym+0xoff) [0xaddr]" as the hook's dumps do. */
 static int name_frame(follow *f, size_t i)
 {
 	prof *p = f->p;
 	prof_frame *fr = &p->frames.v[i];
-	fr->module = module_of(p, fr->addr);
+	fr->module = prof_module_find(p, fr->addr);
 	if (fr->module == PROF_NONE)
 		return 0;
 	uint32_t m = fr->module;
@@ -399,11 +388,7 @@ int follow_sync(follow *f)
 	int moved = 0;
 	for (size_t k = 0; k < p->samples.len; k++) {
 		seg_counter c;
-		follow_counter(&f->hc, cnt, f->seg_of[k], &c);
-		if (f->hc.sample_rate > 1) {   /* MPROF_SAMPLE: estimates of the whole */
-			heap_scale(&c.alloc_objs, &c.alloc_bytes, f->hc.sample_rate);
-			heap_scale(&c.free_objs, &c.free_bytes, f->hc.sample_rate);
-		}
+		seg_counter_estimate(&f->hc, cnt, f->seg_of[k], &c);
 		prof_sample *s = &p->samples.v[k];
 		uint64_t ao = c.alloc_objs, ab = c.alloc_bytes, fo = c.free_objs, fb = c.free_bytes;
 		moved |= (ao != s->alloc_objs) | (ab != s->alloc_bytes) | (fo != s->free_objs) | (fb != s->free_bytes);
@@ -428,20 +413,6 @@ int follow_sync(follow *f)
 		f->resync = 0;
 	}
 	return ch;
-}
-
-void follow_counter(const seg_header *hc, const seg_counter *region, uint64_t id, seg_counter *out)
-{
-#ifdef SEG_MAX_LANES
-	seg_counter_sum(hc, region, id, out);   /* per-thread lanes (version 2) */
-#else
-	(void)hc;
-	const seg_counter *c = &region[id];
-	out->alloc_objs = __atomic_load_n(&c->alloc_objs, __ATOMIC_RELAXED);
-	out->alloc_bytes = __atomic_load_n(&c->alloc_bytes, __ATOMIC_RELAXED);
-	out->free_objs = __atomic_load_n(&c->free_objs, __ATOMIC_RELAXED);
-	out->free_bytes = __atomic_load_n(&c->free_bytes, __ATOMIC_RELAXED);
-#endif
 }
 
 /* ---- the ring ----------------------------------------------------------- */

@@ -74,9 +74,6 @@ int follow_check_exit(follow *f);
 uint64_t follow_drain_ring(const seg_event *ring, uint64_t cap, uint64_t head, uint64_t *pos,
 			   int64_t *value, timeline *tl, uint64_t *lost);
 
-/* Stack id's counters (summed over the producer's lanes); the caller has
- * checked id < hc->stack_cap against the validated header hc. */
-void follow_counter(const seg_header *hc, const seg_counter *region, uint64_t id, seg_counter *out);
 
 /* RSS of pid from /proc/PID/statm in bytes, or -1. */
 int64_t follow_rss(int pid);

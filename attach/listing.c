@@ -71,7 +71,7 @@ static int64_t seg_inuse(const seg_map *m)
 	int64_t sum = 0;
 	for (uint64_t i = 0; i < n; i++) {
 		seg_counter x;
-		follow_counter(h, c, i, &x);
+		seg_counter_estimate(h, c, i, &x);
 		sum += (int64_t)(x.alloc_bytes - x.free_bytes);
 	}
 	return sum;

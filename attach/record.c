@@ -338,11 +338,7 @@ int recw_open(rec_writer *w, const void *base, const seg_header *hc, seg_header 
 		const seg_counter *reg = (const seg_counter *)(w->base + hc->off[SEG_R_COUNTERS]);
 		for (uint64_t i = 0; i < n; i++) {
 			seg_counter c;
-			seg_counter_sum(hc, reg, i, &c);
-			if (hc->sample_rate > 1) {   /* the segment holds what was sampled */
-				heap_scale(&c.alloc_objs, &c.alloc_bytes, hc->sample_rate);
-				heap_scale(&c.free_objs, &c.free_bytes, hc->sample_rate);
-			}
+			seg_counter_estimate(hc, reg, i, &c);   /* the segment holds what was sampled */
 			w->cnt[i] = (rec_counts){ 0, 0, c.alloc_objs, c.alloc_bytes, c.free_objs, c.free_bytes };
 		}
 		w->cnt_n = n;

@@ -22,6 +22,8 @@
 
 #include <stdint.h>
 
+#include "core/heap_scale.h"
+
 #define SEG_MAGIC "MPROFSEG"
 #define SEG_VERSION 2
 #define SEG_PATH_FMT "/dev/shm/mprof-%d"
@@ -149,6 +151,18 @@ static inline void seg_counter_sum(const seg_header *h, const seg_counter *regio
 		out->alloc_bytes += __atomic_load_n(&c->alloc_bytes, __ATOMIC_RELAXED);
 		out->free_objs += __atomic_load_n(&c->free_objs, __ATOMIC_RELAXED);
 		out->free_bytes += __atomic_load_n(&c->free_bytes, __ATOMIC_RELAXED);
+	}
+}
+
+/* Stack s's counters for the whole program: the lanes summed, then scaled
+ * up when the hook sampled (MPROF_SAMPLE), which makes them estimates. */
+static inline void seg_counter_estimate(const seg_header *h, const seg_counter *region, uint64_t s,
+					seg_counter *out)
+{
+	seg_counter_sum(h, region, s, out);
+	if (h->sample_rate > 1) {
+		heap_scale(&out->alloc_objs, &out->alloc_bytes, h->sample_rate);
+		heap_scale(&out->free_objs, &out->free_bytes, h->sample_rate);
 	}
 }
 

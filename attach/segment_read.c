@@ -160,17 +160,6 @@ static int add_modules(prof *p, const seg_header *h, const seg_header *live, con
 	return 0;
 }
 
-/* The newest module holding pc (a reloaded library wins over the old). */
-static uint32_t module_of(const prof *p, uint64_t pc)
-{
-	for (size_t i = p->modules.len; i-- > 0;) {
-		const prof_module *m = &p->modules.v[i];
-		if (pc >= m->base && pc - m->base < m->size)
-			return (uint32_t)i;
-	}
-	return PROF_NONE;
-}
-
 static int name_frames(prof *p, const seg_header *h, const char *base)
 {
 	const seg_module *mods = (const seg_module *)(base + h->off[SEG_R_MODULES]);
@@ -235,11 +224,7 @@ prof *seg_to_prof(const void *data, size_t len, const char *name, prof_error *er
 		if (__atomic_load_n(&sts[s].state, __ATOMIC_ACQUIRE) != SEG_STACK_READY)
 			continue;
 		seg_counter c;
-		seg_counter_sum(h, cnt, s, &c);
-		if (h->sample_rate > 1) {   /* MPROF_SAMPLE: estimates of the whole */
-			heap_scale(&c.alloc_objs, &c.alloc_bytes, h->sample_rate);
-			heap_scale(&c.free_objs, &c.free_bytes, h->sample_rate);
-		}
+		seg_counter_estimate(h, cnt, s, &c);
 		uint64_t ao = c.alloc_objs;
 		if (!ao)
 			continue;
@@ -265,7 +250,7 @@ prof *seg_to_prof(const void *data, size_t len, const char *name, prof_error *er
 			goto nomem;
 	}
 	for (size_t i = 0; i < p->frames.len; i++)
-		p->frames.v[i].module = module_of(p, p->frames.v[i].addr);
+		p->frames.v[i].module = prof_module_find(p, p->frames.v[i].addr);
 	if (name_frames(p, h, base))
 		goto nomem;
 	return p;

@@ -209,7 +209,8 @@ uint32_t prof_module_add(prof *p, const char *path, const char *build_id,
 
 uint32_t prof_module_find(const prof *p, uint64_t addr)
 {
-	for (size_t i = 0; i < p->modules.len; i++) {
+	/* Newest first: a library loaded again at an old address wins. */
+	for (size_t i = p->modules.len; i-- > 0;) {
 		const prof_module *m = &p->modules.v[i];
 		if (addr >= m->base && addr - m->base < m->size)
 			return (uint32_t)i;

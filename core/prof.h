@@ -109,7 +109,7 @@ int prof_sample_add(prof *p, uint32_t stack, uint64_t size, uint64_t alloc_objs,
 /* Appends a module; returns its index or PROF_NONE. */
 uint32_t prof_module_add(prof *p, const char *path, const char *build_id,
 			 uint64_t base, uint64_t size, uint64_t offset);
-/* The module whose [base, base+size) holds addr, or PROF_NONE. */
+/* The newest module whose [base, base+size) holds addr, or PROF_NONE. */
 uint32_t prof_module_find(const prof *p, uint64_t addr);
 
 /* A frame's display name: its recorded name, or "0x<addr>" in buf. */

@@ -62,7 +62,7 @@ good=0 bad=""
 i=0
 while [ $i -lt 20 ]; do
 	i=$((i + 1))
-	target busy$i 1.5 busy
+	target busy$i 2.5 busy   # long enough to be injected on a loaded machine
 	if timeout 30 "$MPROF" --inject "$PID" > /dev/null 2> "$TMP/busy.err"; then :; else bad="$bad #$i:$(cat "$TMP/busy.err")"; fi
 	n=0
 	while [ ! -s "$TMP/busy$i.st" ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done

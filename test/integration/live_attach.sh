@@ -45,6 +45,9 @@ expect_eq "attach: no such pid, one line" "$ERR" "mprof-tui: no process 21474830
 sleep 60 &
 SPID=$!
 PIDS="$PIDS $SPID"
+# Until the exec, the child is still called sh: wait for the name.
+n=0
+while [ "$(cat /proc/$SPID/comm 2> /dev/null)" != sleep ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
 run_status "$MPROF" --attach $SPID
 expect_eq "attach: no segment exits 2" "$STATUS" 2
 expect_match "attach: no segment says how to start it with LD_PRELOAD" "$ERR" \
