@@ -62,8 +62,11 @@ good=0 bad=""
 i=0
 while [ $i -lt 20 ]; do
 	i=$((i + 1))
-	target busy$i 2.5 busy   # long enough to be injected on a loaded machine
+	# Runs until told to stop (at most 30 s): the injection has all the time
+	# it needs even on a loaded machine.
+	target busy$i 30 "busy $TMP/stop$i"
 	if timeout 30 "$MPROF" --inject "$PID" > /dev/null 2> "$TMP/busy.err"; then :; else bad="$bad #$i:$(cat "$TMP/busy.err")"; fi
+	touch "$TMP/stop$i"
 	n=0
 	while [ ! -s "$TMP/busy$i.st" ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
 	if [ "$(cat "$TMP/busy$i.st" 2> /dev/null)" = 7 ] && tail -1 "$TMP/busy$i.out" | grep -q '^inject_target: leaked'; then

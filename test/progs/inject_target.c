@@ -5,7 +5,9 @@
  * after a late wake-up: 100,000 B/s).  argv[1]: seconds to run; argv[2]
  * "busy": the churn threads never sleep (always in malloc/free); "stuck":
  * one more thread sits inside dl_iterate_phdr (holding the loader's lock)
- * for the whole run, so no moment is safe for an injection.  Prints
+ * for the whole run, so no moment is safe for an injection.  argv[3]: a
+ * file whose appearance ends the run early (tests stop it when done, not
+ * on a timer a loaded machine might miss).  Prints
  * its pid first, "inject_target: leaked N blocks" last, exits with 7. */
 #define _GNU_SOURCE
 #include <link.h>
@@ -113,7 +115,8 @@ int main(int argc, char **argv)
 	pthread_t st;
 	if (argc > 2 && !strcmp(argv[2], "stuck"))
 		pthread_create(&st, NULL, stuck, NULL);
-	while (now_s() - t0 < limit)
+	const char *stop_file = argc > 3 ? argv[3] : NULL;
+	while (now_s() - t0 < limit && !(stop_file && access(stop_file, F_OK) == 0))
 		usleep(5000);
 	stop = 1;
 	for (int i = 0; i < 4; i++)
