@@ -31,9 +31,10 @@ check() {   # name got want
 	fi
 }
 # sumf FILE FUNC [alloc]: "bytes objects" in use (or allocated) in FUNC.
+# (%.0f: mawk's printf %d stops at 2^31 - 1, and a long soak counts more)
 sumf() {
 	"$MPROF" --top=flat ${3:+--alloc} --format=tsv --no-symbols --granularity=address "$1" |
-	awk -F '\t' -v f="($2+" 'NR > 1 && index($5, f) { b += $1; o += $2 } END { printf "%d %d\n", b, o }'
+	awk -F '\t' -v f="($2+" 'NR > 1 && index($5, f) { b += $1; o += $2 } END { printf "%.0f %.0f\n", b, o }'
 }
 # run NAME SECONDS CMD...: runs CMD under a timeout; peak RSS (KiB) in
 # $TMP/NAME.rss, CPU seconds in $TMP/NAME.cpu, stderr in $TMP/NAME.err.
