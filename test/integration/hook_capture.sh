@@ -6,15 +6,6 @@ HOOK=$TOP/libmprof.so
 P=$TOP/test/progs
 CFL="-g -O1 -fno-omit-frame-pointer"
 
-# sumf FILE FUNC flat|cum: "bytes objects" summed over address rows whose
-# recorded name is in FUNC ("path(FUNC+0x..) [..]").
-sumf() {
-	"$MPROF" --top=flat --format=tsv --no-symbols --granularity=address "$1" |
-	awk -F '\t' -v f="($2+" -v c="$3" 'NR > 1 && index($5, f) {
-		if (c == "flat") { b += $1; o += $2 } else { b += $3; o += $4 } }
-		END { printf "%d %d\n", b, o }'
-}
-
 cc $CFL -o "$TMP/leaks" "$P/hook_leaks.c" || { not_ok "build hook_leaks"; exit 0; }
 
 # Plain run first: the hooked one must print and exit the same.

@@ -7,13 +7,6 @@ HOOK=$TOP/libmprof.so
 P=$TOP/test/progs
 CFL="-g -O1 -fno-omit-frame-pointer"
 
-sumf() {
-	"$MPROF" --top=flat --format=tsv --no-symbols --granularity=address "$1" |
-	awk -F '\t' -v f="($2+" -v c="$3" 'NR > 1 && index($5, f) {
-		if (c == "flat") { b += $1; o += $2 } else { b += $3; o += $4 } }
-		END { printf "%d %d\n", b, o }'
-}
-
 cc $CFL -o "$TMP/wait" "$P/hook_wait.c" || { not_ok "build hook_wait"; exit 0; }
 
 # A live process: it leaks 3 x 1000 B, raises SIGUSR2 (dump PATH.1), leaks
