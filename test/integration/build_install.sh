@@ -12,4 +12,4 @@ fi
 run_status "$TMP/root/opt/mprof/bin/mprof-tui" --top=flat -n 1 "$DATA/test_mem.pro"
 expect_match "the installed binary runs" "$OUT" "^1th "
 # deps: with everything installed it does nothing and says nothing.
-expect_eq "make deps is silent when all is present" "$(make -s deps 2>&1)" ""
+expect_eq "make deps is silent when all is present" "$(make -s --no-print-directory deps 2>&1)" ""
