@@ -6,11 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* name -> node id + 1 (0 = empty slot), open addressing. */
-typedef struct name_ix {
-	uint32_t *slot;
-	size_t mask, used;
-} name_ix;
+#include "core/strix.h"
 
 static int grow(void **v, size_t *cap, size_t need, size_t elem)
 {
@@ -38,32 +34,9 @@ static uint32_t str_add(prof_nodemap *m, const char *s)
 	return off;
 }
 
-static size_t name_hash(const char *s)
+static const char *node_name(const void *m, uint32_t node)
 {
-	size_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-static int ix_grow(const prof_nodemap *m, name_ix *ix)
-{
-	size_t slots = ix->slot ? (ix->mask + 1) * 2 : 1024;
-	uint32_t *ns = calloc(slots, sizeof(*ns));
-	if (!ns)
-		return -1;
-	for (size_t i = 0; ix->slot && i <= ix->mask; i++) {
-		if (!ix->slot[i])
-			continue;
-		size_t h = name_hash(nodemap_name(m, ix->slot[i] - 1)) & (slots - 1);
-		while (ns[h])
-			h = (h + 1) & (slots - 1);
-		ns[h] = ix->slot[i];
-	}
-	free(ix->slot);
-	ix->slot = ns;
-	ix->mask = slots - 1;
-	return 0;
+	return nodemap_name(m, node);
 }
 
 int nodemap_begin(prof_nodemap *m, uint32_t nframes)
@@ -71,8 +44,8 @@ int nodemap_begin(prof_nodemap *m, uint32_t nframes)
 	memset(m, 0, sizeof(*m));
 	m->nframes = nframes;
 	m->off = calloc((size_t)nframes + 1, sizeof(*m->off));
-	m->index = calloc(1, sizeof(name_ix));
-	if (!m->off || !m->index || ix_grow(m, m->index)) {
+	m->index = calloc(1, sizeof(strix));
+	if (!m->off || !m->index || strix_init(m->index, 0, node_name, m)) {
 		nodemap_free(m);
 		return -1;
 	}
@@ -81,15 +54,13 @@ int nodemap_begin(prof_nodemap *m, uint32_t nframes)
 
 uint32_t nodemap_node(prof_nodemap *m, const char *name, uint8_t flags)
 {
-	name_ix *ix = m->index;
+	strix *ix = m->index;
 	if (!ix)
 		return UINT32_MAX;
-	size_t h = name_hash(name) & ix->mask;
-	while (ix->slot[h]) {
-		if (!strcmp(nodemap_name(m, ix->slot[h] - 1), name))
-			return ix->slot[h] - 1;
-		h = (h + 1) & ix->mask;
-	}
+	size_t at;
+	uint32_t found = strix_find(ix, name, strlen(name), &at);
+	if (found != STRIX_NONE)
+		return found;
 	size_t cap = m->nnodes_cap;
 	if (grow((void **)&m->name, &cap, (size_t)m->nnodes + 1, sizeof(*m->name)))
 		return UINT32_MAX;
@@ -106,8 +77,7 @@ uint32_t nodemap_node(prof_nodemap *m, const char *name, uint8_t flags)
 	uint32_t id = m->nnodes++;
 	m->name[id] = s;
 	m->flags[id] = flags;
-	ix->slot[h] = id + 1;
-	if (++ix->used * 2 > ix->mask && ix_grow(m, ix))
+	if (strix_add(ix, at, id))
 		return UINT32_MAX;
 	return id;
 }
@@ -128,10 +98,9 @@ void nodemap_end_frame(prof_nodemap *m)
 
 void nodemap_free(prof_nodemap *m)
 {
-	name_ix *ix = m->index;
-	if (ix)
-		free(ix->slot);
-	free(ix);
+	if (m->index)
+		strix_free(m->index);
+	free(m->index);
 	free(m->off);
 	free(m->nodes);
 	free(m->name);

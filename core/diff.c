@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/strix.h"
+
 static size_t hash_bytes(const void *d, size_t n, size_t h)
 {
 	const unsigned char *s = d;
@@ -58,67 +60,58 @@ const char *diff_frame_key(const prof *p, uint32_t f, char *buf, size_t len)
 	return buf;
 }
 
-/* key string -> frame index of the result; strings are owned copies. */
+/* key string -> frame index of the result; keys are owned copies. */
 typedef struct keymap {
 	char **key;
 	uint32_t *val;
-	size_t mask, used;
+	size_t n, cap;
+	strix ix;
 } keymap;
 
-static int km_grow(keymap *k)
+static const char *km_key(const void *k, uint32_t id)
 {
-	size_t slots = k->key ? (k->mask + 1) * 2 : 1024;
-	char **nk = calloc(slots, sizeof(*nk));
-	uint32_t *nv = calloc(slots, sizeof(*nv));
-	if (!nk || !nv) {
-		free(nk);
-		free(nv);
-		return -1;
-	}
-	for (size_t i = 0; k->key && i <= k->mask; i++) {
-		if (!k->key[i])
-			continue;
-		size_t h = hash_bytes(k->key[i], strlen(k->key[i]), 1469598103934665603ULL) & (slots - 1);
-		while (nk[h])
-			h = (h + 1) & (slots - 1);
-		nk[h] = k->key[i];
-		nv[h] = k->val[i];
-	}
-	free(k->key);
-	free(k->val);
-	k->key = nk;
-	k->val = nv;
-	k->mask = slots - 1;
-	return 0;
+	return ((const keymap *)k)->key[id];
 }
 
 /* Finds key; when absent and add != PROF_NONE, inserts it with add. */
 static uint32_t km_get(keymap *k, const char *key, uint32_t add, int *oom)
 {
-	size_t h = hash_bytes(key, strlen(key), 1469598103934665603ULL) & k->mask;
-	while (k->key[h]) {
-		if (!strcmp(k->key[h], key))
-			return k->val[h];
-		h = (h + 1) & k->mask;
-	}
+	size_t at, len = strlen(key);
+	uint32_t id = strix_find(&k->ix, key, len, &at);
+	if (id != STRIX_NONE)
+		return k->val[id];
 	if (add == PROF_NONE)
 		return PROF_NONE;
-	if (!(k->key[h] = strdup(key))) {
+	if (k->n == k->cap) {
+		size_t nc = k->cap ? k->cap * 2 : 256;
+		char **nk = realloc(k->key, nc * sizeof(*nk));
+		if (nk)
+			k->key = nk;
+		uint32_t *nv = nk ? realloc(k->val, nc * sizeof(*nv)) : NULL;
+		if (!nv) {
+			*oom = 1;
+			return PROF_NONE;
+		}
+		k->val = nv;
+		k->cap = nc;
+	}
+	if (!(k->key[k->n] = strdup(key))) {
 		*oom = 1;
 		return PROF_NONE;
 	}
-	k->val[h] = add;
-	if (++k->used * 2 > k->mask && km_grow(k))
+	k->val[k->n] = add;
+	if (strix_add(&k->ix, at, (uint32_t)k->n++))
 		*oom = 1;
 	return add;
 }
 
 static void km_free(keymap *k)
 {
-	for (size_t i = 0; k->key && i <= k->mask; i++)
+	for (size_t i = 0; i < k->n; i++)
 		free(k->key[i]);
 	free(k->key);
 	free(k->val);
+	strix_free(&k->ix);
 }
 
 /* (stack frames, size) -> sample index of the result, for merging. */
@@ -230,7 +223,7 @@ prof *diff_build(const prof *base, const prof *cur, prof_error *err)
 	keymap km = { 0 };
 	smap sm = { 0 };
 	uint32_t *fmap = NULL;
-	int oom = !r || km_grow(&km) || sm_grow(r, &sm);
+	int oom = !r || strix_init(&km.ix, cur->frames.len, km_key, &km) || sm_grow(r, &sm);
 	char kb[4200];
 
 	for (size_t i = 0; !oom && i < cur->modules.len; i++) {

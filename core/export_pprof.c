@@ -12,6 +12,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "core/strix.h"
+
 /* A growable byte buffer; failed is sticky. Owns d. */
 typedef struct bbuf {
 	uint8_t *d;
@@ -76,64 +78,46 @@ static void bb_msg(bbuf *b, uint32_t field, bbuf *sub)
 	sub->len = 0;
 }
 
-/* String table: strings in order, with a hash for interning. */
+/* String table: strings in order (owned copies), interned. */
 typedef struct stab {
 	bbuf out;             /* the encoded string_table fields */
 	char **s;
 	size_t n, cap;
-	uint32_t *slot;       /* index + 1 */
-	size_t mask;
+	strix ix;
 	int failed;
 } stab;
 
-static size_t shash(const char *s)
+static const char *stab_str(const void *t, uint32_t id)
 {
-	size_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-static int stab_grow(stab *t)
-{
-	size_t slots = t->slot ? (t->mask + 1) * 2 : 1024;
-	uint32_t *ns = calloc(slots, sizeof(*ns));
-	if (!ns)
-		return -1;
-	for (size_t i = 0; t->slot && i <= t->mask; i++) {
-		if (!t->slot[i])
-			continue;
-		size_t h = shash(t->s[t->slot[i] - 1]) & (slots - 1);
-		while (ns[h])
-			h = (h + 1) & (slots - 1);
-		ns[h] = t->slot[i];
-	}
-	free(t->slot);
-	t->slot = ns;
-	t->mask = slots - 1;
-	return 0;
+	return ((const stab *)t)->s[id];
 }
 
 static uint64_t stab_id(stab *t, const char *s)
 {
 	if (t->failed)
 		return 0;
-	size_t h = shash(s) & t->mask;
-	while (t->slot[h]) {
-		if (!strcmp(t->s[t->slot[h] - 1], s))
-			return t->slot[h] - 1;
-		h = (h + 1) & t->mask;
+	size_t at, len = strlen(s);
+	uint32_t id = strix_find(&t->ix, s, len, &at);
+	if (id != STRIX_NONE)
+		return id;
+	if (t->n == t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 256;
+		char **ns = realloc(t->s, nc * sizeof(*ns));
+		if (!ns) {
+			t->failed = 1;
+			return 0;
+		}
+		t->s = ns;
+		t->cap = nc;
 	}
 	char *c = strdup(s);
-	if (!c || (t->n == t->cap && !(t->s = realloc(t->s, (t->cap = t->cap ? t->cap * 2 : 256) * sizeof(*t->s))))) {
-		free(c);
+	if (!c) {
 		t->failed = 1;
 		return 0;
 	}
 	t->s[t->n] = c;
-	t->slot[h] = (uint32_t)++t->n;
-	bb_bytes(&t->out, 6, c, strlen(c));
-	if (t->n * 2 > t->mask && stab_grow(t))
+	bb_bytes(&t->out, 6, c, len);
+	if (strix_add(&t->ix, at, (uint32_t)t->n++))
 		t->failed = 1;
 	return t->n - 1;
 }
@@ -143,7 +127,7 @@ static void stab_free(stab *t)
 	for (size_t i = 0; i < t->n; i++)
 		free(t->s[i]);
 	free(t->s);
-	free(t->slot);
+	strix_free(&t->ix);
 	free(t->out.d);
 }
 
@@ -197,7 +181,7 @@ int export_pprof(int fd, const prof *p, const prof_nodemap *m, prof_error *err)
 	int rc = -1;
 	char nb[32];
 
-	if (stab_grow(&t)) {
+	if (strix_init(&t.ix, 0, stab_str, &t)) {
 		prof_errorf(err, "out of memory");
 		return -1;
 	}

@@ -11,64 +11,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/strix.h"
 #include "core/textscan.h"
 
-/* name -> frame index + 1, open addressing over the prof's own names. */
-typedef struct name_tab {
-	uint32_t *slot;
-	size_t mask, used;
-} name_tab;
-
-static uint64_t fnv(const char *s, size_t n)
+static const char *frame_name(const void *p, uint32_t f)
 {
-	uint64_t h = 1469598103934665603ULL;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-	return h;
+	const prof *pp = p;
+	return pp->strs.v + pp->frames.v[f].name;
 }
 
-static int tab_grow(const prof *p, name_tab *t)
-{
-	size_t slots = t->slot ? (t->mask + 1) * 2 : 256;
-	uint32_t *ns = calloc(slots, sizeof(*ns));
-	if (!ns)
-		return -1;
-	for (size_t i = 0; t->slot && i <= t->mask; i++) {
-		if (!t->slot[i])
-			continue;
-		const char *nm = p->strs.v + p->frames.v[t->slot[i] - 1].name;
-		size_t h = fnv(nm, strlen(nm)) & (slots - 1);
-		while (ns[h])
-			h = (h + 1) & (slots - 1);
-		ns[h] = t->slot[i];
-	}
-	free(t->slot);
-	t->slot = ns;
-	t->mask = slots - 1;
-	return 0;
-}
-
-static uint32_t frame_of(prof *p, name_tab *t, const char *s, size_t n)
+/* The frame called s[0..n), made on first sight. */
+static uint32_t frame_of(prof *p, strix *t, const char *s, size_t n)
 {
 	/* Names are C strings in the pool: a NUL byte ends one here too, so
 	 * lookups and rehashing see the same bytes. */
 	n = strnlen(s, n);
-	size_t h = fnv(s, n) & t->mask;
-	while (t->slot[h]) {
-		const char *nm = p->strs.v + p->frames.v[t->slot[h] - 1].name;
-		if (!strncmp(nm, s, n) && nm[n] == 0)
-			return t->slot[h] - 1;
-		h = (h + 1) & t->mask;
-	}
-	uint32_t f = prof_frame_intern(p, p->frames.len + 1);
+	size_t at;
+	uint32_t f = strix_find(t, s, n, &at);
+	if (f != STRIX_NONE)
+		return f;
+	f = prof_frame_intern(p, p->frames.len + 1);
 	uint32_t ns = f == PROF_NONE ? PROF_NONE : prof_str(p, s, n);
 	if (ns == PROF_NONE)
 		return PROF_NONE;
 	p->frames.v[f].name = ns;
-	t->slot[h] = f + 1;
-	if (++t->used * 2 > t->mask && tab_grow(p, t))
-		return PROF_NONE;
-	return f;
+	return strix_add(t, at, f) ? PROF_NONE : f;
 }
 
 /* Splits "stack count": the count is the last blank-separated word. */
@@ -118,14 +85,14 @@ int folded_read(prof *p, const prof_src *src, prof_error *err)
 	tscan t;
 	tspan l, st;
 	uint64_t w;
-	name_tab tab = { 0 };
+	strix tab;
 	uint32_t *tmp = NULL;
 	size_t cap = 0;
 	int rc = -1;
 
 	p->meta.format = PROF_FMT_FOLDED;
 	tscan_init(&t, src->data, src->len);
-	if (tab_grow(p, &tab))
+	if (strix_init(&tab, 0, frame_name, p))
 		goto nomem;
 	while (tscan_line(&t, &l)) {
 		if (tspan_empty(l))
@@ -168,7 +135,7 @@ int folded_read(prof *p, const prof_src *src, prof_error *err)
 nomem:
 	prof_errorf(err, "%s: line %lu: out of memory", src->name, t.line);
 out:
-	free(tab.slot);
+	strix_free(&tab);
 	free(tmp);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/strix.h"
 #include "symbols/sym_int.h"
 
 static const char *gran_names[] = { "address", "function", "line", "module" };
@@ -42,58 +43,66 @@ static const char *raw_label(const sym_info *si, char *buf, size_t len)
 
 /* Function names seen in more than one module, to be told apart. */
 typedef struct fn_ix {
-	const char **name, **module;
+	const char **name, **module;   /* per function; borrowed from s */
 	uint8_t *ambiguous;
-	size_t mask;
+	size_t n, cap;
+	strix ix;
 } fn_ix;
 
-static size_t str_hash(const char *s)
+static const char *fn_name(const void *ix, uint32_t id)
 {
-	size_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
+	return ((const fn_ix *)ix)->name[id];
 }
 
-static size_t fn_find(const fn_ix *ix, const char *name)
+static int fn_add(fn_ix *ix, const char *fn, const char *module)
 {
-	size_t h = str_hash(name) & ix->mask;
-	while (ix->name[h] && strcmp(ix->name[h], name))
-		h = (h + 1) & ix->mask;
-	return h;
+	size_t at;
+	uint32_t id = strix_find(&ix->ix, fn, strlen(fn), &at);
+	if (id != STRIX_NONE) {
+		if (module && ix->module[id] && strcmp(module, ix->module[id]))
+			ix->ambiguous[id] = 1;
+		return 0;
+	}
+	if (ix->n == ix->cap) {
+		size_t nc = ix->cap ? ix->cap * 2 : 256;
+		const char **nn = realloc(ix->name, nc * sizeof(*nn));
+		if (nn)
+			ix->name = nn;
+		const char **nm = nn ? realloc(ix->module, nc * sizeof(*nm)) : NULL;
+		if (nm)
+			ix->module = nm;
+		uint8_t *na = nm ? realloc(ix->ambiguous, nc) : NULL;
+		if (!na)
+			return -1;
+		ix->ambiguous = na;
+		ix->cap = nc;
+	}
+	ix->name[ix->n] = fn;
+	ix->module[ix->n] = module;
+	ix->ambiguous[ix->n] = 0;
+	return strix_add(&ix->ix, at, (uint32_t)ix->n++);
 }
 
 static int fn_build(fn_ix *ix, const prof *p, sym *s)
 {
-	size_t n = 64;
-	while (n < p->frames.len * 8)
-		n *= 2;
-	ix->mask = n - 1;
-	ix->name = calloc(n, sizeof(*ix->name));
-	ix->module = calloc(n, sizeof(*ix->module));
-	ix->ambiguous = calloc(n, 1);
-	if (!ix->name || !ix->module || !ix->ambiguous)
+	if (strix_init(&ix->ix, p->frames.len, fn_name, ix))
 		return -1;
 	for (uint32_t f = 0; f < p->frames.len; f++) {
 		const sym_info *si = sym_frame(s, f);
 		if (!si)
 			return -1;
-		/* At most 4 levels per frame, so the table stays half empty;
-		 * deeper inline levels are not told apart by module. */
-		for (uint32_t k = 0; k < si->nchain && k < 4; k++) {
-			const char *fn = si->chain[k].func;
-			if (!fn)
-				continue;
-			size_t h = fn_find(ix, fn);
-			if (!ix->name[h]) {
-				ix->name[h] = fn;
-				ix->module[h] = si->module;
-			} else if (si->module && ix->module[h] && strcmp(si->module, ix->module[h])) {
-				ix->ambiguous[h] = 1;
-			}
-		}
+		for (uint32_t k = 0; k < si->nchain; k++)
+			if (si->chain[k].func && fn_add(ix, si->chain[k].func, si->module))
+				return -1;
 	}
 	return 0;
+}
+
+static int fn_ambiguous(const fn_ix *ix, const char *fn)
+{
+	size_t at;
+	uint32_t id = ix->n ? strix_find(&ix->ix, fn, strlen(fn), &at) : STRIX_NONE;
+	return id != STRIX_NONE && ix->ambiguous[id];
 }
 
 static void fn_free(fn_ix *ix)
@@ -101,6 +110,7 @@ static void fn_free(fn_ix *ix)
 	free(ix->name);
 	free(ix->module);
 	free(ix->ambiguous);
+	strix_free(&ix->ix);
 }
 
 static int push(prof_nodemap *m, const char *name, uint8_t flags)
@@ -155,8 +165,7 @@ int sym_nodemap(prof_nodemap *m, const prof *p, sym *s, enum sym_gran g)
 					rc = push(m, raw_label(si, raw, sizeof(raw)), fl);
 					continue;
 				}
-				size_t h = fn_find(&ix, l->func);
-				int amb = ix.name[h] && ix.ambiguous[h] && si->module;
+				int amb = fn_ambiguous(&ix, l->func) && si->module;
 				int n = snprintf(buf, sizeof(buf), "%s", l->func);
 				if (amb)
 					n += snprintf(buf + n, sizeof(buf) - (size_t)n, " (%s)", base_name(si->module));
