@@ -26,6 +26,9 @@ B       := build
 TUI_BIN := mprof-tui
 endif
 
+# Fragments and the generated .d files define rules too: plain `make` is all.
+.DEFAULT_GOAL := all
+
 # Every module lists its own sources in its fragment: one place per folder.
 CORE_SRC    := $(wildcard core/*.c)
 SYM_SRC     := $(wildcard symbols/*.c)

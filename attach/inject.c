@@ -106,6 +106,8 @@ int inject_detach(int pid, prof_error *err)
 
 #define TRIES 5000          /* check rounds in one stop */
 #define STOP_MS 50          /* the longest the program is held still while checking */
+#define STOP_MAX_MS 800     /* ... doubling each round a loaded machine needs more */
+#define RUN_US 20           /* busy threads run on this long (and up to 10x more) */
 #define TRY_MS 10000        /* and the time they may take (MPROF_INJECT_TIMEOUT) */
 #define CALL_ALONE_MS 2000  /* the call runs with the others stopped this long */
 #define CALL_MAX_MS 30000
@@ -132,6 +134,7 @@ typedef struct session {
 	int pid;
 	pid_t *tids;
 	int *sigs;            /* signal to give back when letting the thread go */
+	uint8_t *clear;       /* seen outside the allocator and stopped since */
 	size_t n, cap;
 	vmap *maps;
 	size_t nmaps;
@@ -544,21 +547,25 @@ static int stop_all(session *s, prof_error *err)
 				size_t cap = s->cap ? s->cap * 2 : 16;
 				pid_t *a = realloc(s->tids, cap * sizeof(*a));
 				int *b = a ? realloc(s->sigs, cap * sizeof(*b)) : NULL;
+				uint8_t *c = b ? realloc(s->clear, cap) : NULL;
 				if (a)
 					s->tids = a;
-				if (!b) {
+				if (b)
+					s->sigs = b;
+				if (!c) {
 					ptrace(PTRACE_DETACH, t, NULL, NULL);
 					closedir(d);
 					release_all(s);
 					prof_errorf(err, "out of memory");
 					return -1;
 				}
-				s->sigs = b;
+				s->clear = c;
 				s->cap = cap;
 			}
 			size_t k = s->n++;
 			s->tids[k] = t;
 			s->sigs[k] = 0;
+			s->clear[k] = 0;
 			ptrace(PTRACE_INTERRUPT, t, NULL, NULL);
 			int w = wait_stop(s, k);
 			if (w < 0) {
@@ -579,6 +586,7 @@ static int stop_all(session *s, prof_error *err)
 	for (size_t i = 0; i < s->n; i++)
 		if (s->tids[i] > 0) {
 			s->tids[j] = s->tids[i];
+			s->clear[j] = s->clear[i];
 			s->sigs[j++] = s->sigs[i];
 		}
 	s->n = j;
@@ -620,11 +628,14 @@ static int thread_busy(session *s, pid_t tid)
 }
 
 /* Stops the process at a moment no thread is busy.  Threads found outside
- * stay stopped (they hold none of the allocator's locks); only the busy
- * ones run on, a moment at a time, until each is caught outside too. */
+ * stay stopped (they hold none of the allocator's locks) and are not looked
+ * at again; only the busy ones run on, a moment at a time, until each is
+ * caught outside too.  They run together: on a loaded machine each waits
+ * for a CPU, and the time the program is held grows round by round (up to
+ * STOP_MAX_MS) rather than give up. */
 static int stop_safe(session *s, prof_error *err)
 {
-	long t0 = now_ms(), limit = TRY_MS;
+	long t0 = now_ms(), limit = TRY_MS, hold = STOP_MS;
 	const char *env = getenv("MPROF_INJECT_TIMEOUT");
 	if (env && atol(env) > 0)
 		limit = atol(env);
@@ -632,20 +643,34 @@ static int stop_safe(session *s, prof_error *err)
 	while (now_ms() - t0 <= limit) {
 		if (stop_all(s, err))
 			return -1;
-		/* The program stands still at most STOP_MS at a time. */
+		for (size_t i = 0; i < s->n; i++)
+			s->clear[i] = 0;
 		long t1 = now_ms();
-		for (int t = 0; t < TRIES && now_ms() - t1 < STOP_MS; t++) {
+		for (int t = 0; t < TRIES && now_ms() - t1 < hold; t++) {
+			/* The busy ones run on together, then stop again. */
 			int busy = 0;
 			for (size_t i = 0; i < s->n; i++) {
-				if (!thread_busy(s, s->tids[i]))
+				if (s->clear[i] || s->tids[i] <= 0)
 					continue;
+				if (!thread_busy(s, s->tids[i])) {
+					s->clear[i] = 1;
+					continue;
+				}
 				busy = 1;
 				ptrace(PTRACE_CONT, s->tids[i], NULL, (void *)(long)s->sigs[i]);
 				s->sigs[i] = 0;
+			}
+			if (busy) {
 				seed = seed * 1103515245 + 12345;
-				struct timespec ts = { 0, 20000 + (long)(seed >> 8) % 200000 };
+				struct timespec ts = { 0, (RUN_US + (long)(seed >> 8) % (RUN_US * 10)) * 1000 };
 				nanosleep(&ts, NULL);
-				ptrace(PTRACE_INTERRUPT, s->tids[i], NULL, NULL);
+			}
+			for (size_t i = 0; busy && i < s->n; i++)
+				if (!s->clear[i] && s->tids[i] > 0)
+					ptrace(PTRACE_INTERRUPT, s->tids[i], NULL, NULL);
+			for (size_t i = 0; busy && i < s->n; i++) {
+				if (s->clear[i] || s->tids[i] <= 0)
+					continue;
 				int w = wait_stop(s, i);
 				if (w < 0) {
 					s->n = 0;
@@ -656,15 +681,18 @@ static int stop_safe(session *s, prof_error *err)
 			}
 			if (busy)
 				continue;
-			if (stop_all(s, err))   /* threads started meanwhile, and the gone ones dropped */
+			/* Threads started meanwhile are seized (not clear yet), the gone ones dropped. */
+			if (stop_all(s, err))
 				return -1;
-			int late = 0;
-			for (size_t i = 0; i < s->n && !late; i++)
-				late = thread_busy(s, s->tids[i]);
-			if (!late)
+			size_t k = 0;
+			while (k < s->n && s->clear[k])
+				k++;
+			if (k == s->n)
 				return 0;
 		}
 		release_all(s);
+		if (hold < STOP_MAX_MS)
+			hold *= 2;
 		sleep_ms(10);
 	}
 	if (proc_gone(s->pid))
@@ -828,6 +856,7 @@ static void session_free(session *s)
 		unw_destroy_addr_space(s->as);
 	free(s->tids);
 	free(s->sigs);
+	free(s->clear);
 	free(s->maps);
 	free(s->bad);
 }

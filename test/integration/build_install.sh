@@ -13,3 +13,11 @@ run_status "$TMP/root/opt/mprof/bin/mprof-tui" --top=flat -n 1 "$DATA/test_mem.p
 expect_match "the installed binary runs" "$OUT" "^1th "
 # deps: with everything installed it does nothing and says nothing.
 expect_eq "make deps is silent when all is present" "$(make -s --no-print-directory deps 2>&1)" ""
+# Plain `make` is `make all`, even with the rules the fragments and the
+# generated .d files add (a tool's rule once became the default goal, and
+# `make` after an edit rebuilt only that tool).
+san=""
+[ "${B:-build}" = build/san ] && san=SANITIZE=1
+run_status make -n --no-print-directory $san -W tui/main.c -W attach/hook.c
+expect_match "plain make relinks mprof-tui after an edit" "$OUT" "-o ([a-z/]*/)?mprof-tui "
+expect_match "plain make relinks libmprof.so after an edit" "$OUT" "-o libmprof.so "
