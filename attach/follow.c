@@ -45,59 +45,14 @@ int follow_open_path(follow *f, const char *path, int pid, prof_error *err)
 	memset(f, 0, sizeof(*f));
 	f->pid = pid;
 	f->child_status = -1;
-	snprintf(f->m.name, sizeof(f->m.name), "%s", path);
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		prof_errorf(err, "%s: %s", path, strerror(errno));
+	if (seg_open_path(&f->m, path, &f->hc, err))
 		return -1;
-	}
-	struct stat st;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		prof_errorf(err, "%s: not a regular file: refused", path);
-		close(fd);
-		return -1;
-	}
-	if (st.st_uid != geteuid()) {
-		prof_errorf(err, "%s: owned by uid %u, not by you (uid %u): refused", path, (unsigned)st.st_uid,
-			    (unsigned)geteuid());
-		close(fd);
-		return -1;
-	}
-	if ((st.st_mode & 07777) != 0600) {
-		prof_errorf(err, "%s: mode %04o, not 0600: refused (others could change what it says)", path,
-			    (unsigned)(st.st_mode & 07777));
-		close(fd);
-		return -1;
-	}
-	if (st.st_size < (off_t)sizeof(seg_header)) {
-		prof_errorf(err, "%s: offset 0: %lld bytes, too short for a segment header", path,
-			    (long long)st.st_size);
-		close(fd);
-		return -1;
-	}
-	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED) {
-		prof_errorf(err, "%s: cannot map: %s", path, strerror(errno));
-		return -1;
-	}
-	/* Validate a private copy of the header (seg_validate reads only the
-	 * header from its pointer): the bounds we use later are the ones
-	 * checked here, whatever is written to the mapping afterwards. */
-	memcpy(&f->hc, p, sizeof(f->hc));
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (seg_validate(&f->hc, (size_t)st.st_size, path, err)) {
-		munmap(p, (size_t)st.st_size);
-		return -1;
-	}
 	if (pid > 0 && f->hc.pid != pid) {
 		prof_errorf(err, "%s: offset %zu: segment of pid %lld, not %d", path, offsetof(seg_header, pid),
 			    (long long)f->hc.pid, pid);
-		munmap(p, (size_t)st.st_size);
+		seg_close(&f->m);
 		return -1;
 	}
-	f->m.h = p;
-	f->m.len = (size_t)st.st_size;
 	f->p = prof_new();
 	if (!f->p) {
 		follow_close(f);

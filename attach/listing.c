@@ -123,7 +123,7 @@ int listing_run(FILE *out, FILE *note, const char *dir, const char *lib)
 		int alive = !(kill(pid, 0) && errno == ESRCH);
 		seg_map m;
 		prof_error err;
-		int ok = st.st_uid == geteuid() && seg_open_path(&m, path, &err) == 0;
+		int ok = st.st_uid == geteuid() && seg_open_path(&m, path, NULL, &err) == 0;
 		/* A reused pid: the segment is older than the process. */
 		if (alive && ok) {
 			int64_t ps = proc_start_ns(pid);

@@ -94,18 +94,32 @@ int seg_validate(const void *data, size_t len, const char *name, prof_error *err
 	return header_copy(&hc, data, len, name, err);
 }
 
-int seg_open_path(seg_map *m, const char *path, prof_error *err)
+int seg_open_path(seg_map *m, const char *path, seg_header *hc, prof_error *err)
 {
 	memset(m, 0, sizeof(*m));
 	snprintf(m->name, sizeof(m->name), "%s", path);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		prof_errorf(err, "%s: %s", path, errno == ENOENT ? "no such segment (is the process running under libmprof.so?)" : strerror(errno));
 		return -1;
 	}
+	/* Another user could have put it there, or could change it: refused. */
 	struct stat st;
-	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(seg_header)) {
-		prof_errorf(err, "%s: offset 0: too short for a segment header", path);
+	int trusted = 0;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		prof_errorf(err, "%s: not a regular file: refused", path);
+	else if (st.st_uid != geteuid())
+		prof_errorf(err, "%s: owned by uid %u, not by you (uid %u): refused", path, (unsigned)st.st_uid,
+			    (unsigned)geteuid());
+	else if ((st.st_mode & 07777) != 0600)
+		prof_errorf(err, "%s: mode %04o, not 0600: refused (others could change what it says)", path,
+			    (unsigned)(st.st_mode & 07777));
+	else if (st.st_size < (off_t)sizeof(seg_header))
+		prof_errorf(err, "%s: offset 0: %lld bytes, too short for a segment header", path,
+			    (long long)st.st_size);
+	else
+		trusted = 1;
+	if (!trusted) {
 		close(fd);
 		return -1;
 	}
@@ -115,7 +129,10 @@ int seg_open_path(seg_map *m, const char *path, prof_error *err)
 		prof_errorf(err, "%s: cannot map: %s", path, strerror(errno));
 		return -1;
 	}
-	if (seg_validate(p, (size_t)st.st_size, path, err)) {
+	/* The bounds used later are those of this copy, checked here, whatever
+	 * is written to the mapping afterwards. */
+	seg_header own;
+	if (header_copy(hc ? hc : &own, p, (size_t)st.st_size, path, err)) {
 		munmap(p, (size_t)st.st_size);
 		return -1;
 	}
@@ -128,7 +145,7 @@ int seg_open(seg_map *m, int pid, prof_error *err)
 {
 	char path[64];
 	snprintf(path, sizeof(path), SEG_PATH_FMT, pid);
-	return seg_open_path(m, path, err);
+	return seg_open_path(m, path, NULL, err);
 }
 
 void seg_close(seg_map *m)

@@ -19,8 +19,11 @@ typedef struct seg_map {
 /* Maps /dev/shm/mprof-<pid> read-only and validates its header.
  * 0, or -1 with err filled ("/dev/shm/mprof-PID: ..."). Close with seg_close. */
 int seg_open(seg_map *m, int pid, prof_error *err);
-/* The same for any file or memory holding a segment (tests, fuzzing). */
-int seg_open_path(seg_map *m, const char *path, prof_error *err);
+/* The same for any path. Only a regular file (not a symlink) of yours with
+ * mode 0600 is trusted: others could change what it says. When hc is not
+ * NULL it receives the validated copy of the header, whose bounds are the
+ * ones to use (the mapping may change under the reader). */
+int seg_open_path(seg_map *m, const char *path, seg_header *hc, prof_error *err);
 void seg_close(seg_map *m);
 
 /* Checks that every offset, size and capacity in the header lies inside

@@ -46,6 +46,9 @@ expect_match "snapshot: no such segment says so" "$ERR" "^mprof-tui: /dev/shm/mp
 run_status "$MPROF" --snapshot abc -o "$TMP/x.pro"
 expect_eq "snapshot: bad pid exits 2" "$STATUS" 2
 fake=/dev/shm/mprof-2147483001
+# The segments made here are mode 0600 as the hook makes them (umask 077),
+# so that what is checked is their content; then the trust checks.
+umask 077
 head -c 100000 /dev/urandom > $fake
 run_status "$MPROF" --snapshot 2147483001 -o "$TMP/x.pro"
 expect_eq "snapshot: garbage segment exits 2" "$STATUS" 2
@@ -65,7 +68,16 @@ cp "$TMP/seg.copy" $fake
 run_status "$MPROF" --snapshot 2147483001 -o "$TMP/copy.pro"
 expect_eq "snapshot: a copied segment reads" "$STATUS" 0
 expect_eq "snapshot: copied segment numbers" "$(sumf "$TMP/copy.pro" wait_leak flat)" "8000 8"
+chmod 644 $fake
+run_status "$MPROF" --snapshot 2147483001 -o "$TMP/x.pro"
+expect_eq "snapshot: a segment others may write is refused" "$STATUS:$ERR" \
+	"2:mprof-tui: $fake: mode 0644, not 0600: refused (others could change what it says)"
 rm -f $fake
+ln -s "$TMP/seg.copy" $fake
+run_status "$MPROF" --snapshot 2147483001 -o "$TMP/x.pro"
+expect_match "snapshot: a symlink is not followed" "$STATUS:$ERR" "^2:mprof-tui: $fake: "
+rm -f $fake
+umask 022
 
 # A segment that cannot be created: one line on stderr, program unchanged.
 cc $CFL -o "$TMP/leaks" "$P/hook_leaks.c"
