@@ -304,16 +304,33 @@ static void apply_prompts(app *a, int r)
 
 /* ---- granularities from symbols ---------------------------------------- */
 
-/* File mode's builder: the symbols over the profile on screen (NEW's or
- * the diff's); with none, the recorded names. */
+/* The builder of every mode: the symbols over the profile on screen (a
+ * file's, a diff's, the live process's, a recording's moment); with none,
+ * the recorded names. */
 static int gran_build(void *ctx, unsigned idx, const prof *p, prof_nodemap *m, char *err, size_t errlen)
 {
 	app *a = ctx;
-	if (sym_nodemap(m, p, a->sy, (enum sym_gran)a->gran_order[idx])) {
+	if (sym_nodemap(m, p, app_sym(a), (enum sym_gran)a->gran_order[idx])) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	return 0;
+}
+
+void app_set_grans(app *a, int first)
+{
+	a->gran_order[0] = first;
+	a->v.gran[0].name = sym_gran_name((enum sym_gran)first);
+	if (app_sym(a)) {
+		static const int all[] = { SYM_GRAN_FUNCTION, SYM_GRAN_LINE, SYM_GRAN_ADDRESS, SYM_GRAN_MODULE };
+		for (unsigned i = 0; i < 4; i++)
+			if (all[i] != first) {
+				a->gran_order[a->v.ngran] = all[i];
+				view_add_gran(&a->v, sym_gran_name((enum sym_gran)all[i]));
+			}
+	}
+	/* Always a builder: a diff toggle rebuilds the maps through it. */
+	view_set_gran_builder(&a->v, gran_build, a);
 }
 
 int app_in_diff(const app *a)
@@ -373,18 +390,7 @@ int tui_run(const tui_file_opts *o)
 		return 1;
 	}
 	a.sy = o->sy;
-	a.v.gran[0].name = sym_gran_name((enum sym_gran)o->gran);
-	a.gran_order[0] = o->gran;
-	if (o->sy) {
-		static const int all[] = { SYM_GRAN_FUNCTION, SYM_GRAN_LINE, SYM_GRAN_ADDRESS, SYM_GRAN_MODULE };
-		for (unsigned i = 0; i < 4; i++)
-			if (all[i] != o->gran) {
-				a.gran_order[a.v.ngran] = all[i];
-				view_add_gran(&a.v, sym_gran_name((enum sym_gran)all[i]));
-			}
-	}
-	/* Always a builder: a diff toggle rebuilds the maps through it. */
-	view_set_gran_builder(&a.v, gran_build, &a);
+	app_set_grans(&a, o->gran);
 	if (o->alloc)
 		view_toggle_alloc(&a.v);
 	if (o->objects)

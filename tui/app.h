@@ -36,7 +36,7 @@ typedef struct app {
 	attr_t attr[ATTR_N];
 	struct live_ui *live;    /* live mode (live_ui.c); NULL for a file */
 	struct sym *sy;          /* file mode: symbols over v.p (NULL: raw names) */
-	int gran_order[VIEW_MAX_GRAN]; /* file mode: sym_gran of each granularity */
+	int gran_order[VIEW_MAX_GRAN]; /* sym_gran of each view granularity */
 	struct file_diff *fd;    /* two files given: filediff.c; else NULL */
 	struct source_pane *src; /* the source screen's text (source.c) */
 	struct node_info *ni;    /* per node locations and inline edges (nodeinfo.c) */
@@ -122,6 +122,9 @@ int app_in_diff(const app *a);
 int app_node_is_new(app *a, uint32_t node);
 /* The symbols over the profile on screen (NULL: raw names only). */
 struct sym *app_sym(const app *a);
+/* The view's granularities: first (the one its maps were built at), then,
+ * with symbols, the other three; maps are built from app_sym(a). */
+void app_set_grans(app *a, int first);
 /* live_ui.c: the live sym (over the live profile or its diff). */
 struct sym *live_sym(const app *a);
 

@@ -33,7 +33,6 @@ typedef struct live_ui {
 	follow f;
 	sym *sy;                 /* over f.p; reopened when frames arrive */
 	sym_opts so;
-	int order[VIEW_MAX_GRAN];/* sym_gran of each view granularity */
 	int interval_ms;
 	int paused;
 	int64_t next_sync, next_drain;   /* monotonic ms */
@@ -77,16 +76,6 @@ const char *fmt_delta(char *buf, size_t len, int64_t v, int objects)
 }
 
 /* ---- symbols and the granularity builder --------------------------------- */
-
-static int live_gran_build(void *ctx, unsigned idx, const prof *p, prof_nodemap *m, char *err, size_t errlen)
-{
-	live_ui *lv = ctx;
-	if (sym_nodemap(m, p, lv->sy, (enum sym_gran)lv->order[idx])) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	return 0;
-}
 
 /* Symbols from the live process's maps while it runs, from the segment's
  * module table once it is gone. */
@@ -723,7 +712,6 @@ int tui_live(const tui_live_opts *o)
 	if (!m || !ag || follow_sync(&lv.f) < 0)
 		goto oom;
 	sym_reopen(&lv);
-	lv.order[0] = o->gran;
 	if (sym_nodemap(m, lv.f.p, lv.sy, (enum sym_gran)o->gran) || agg_compute(ag, lv.f.p, m))
 		goto oom;
 	a.live = &lv;
@@ -733,14 +721,7 @@ int tui_live(const tui_live_opts *o)
 	a.v.gran[0].owned = 1;   /* the view frees m and ag from here on */
 	m = NULL;
 	ag = NULL;
-	a.v.gran[0].name = sym_gran_name((enum sym_gran)o->gran);
-	static const int all[] = { SYM_GRAN_FUNCTION, SYM_GRAN_LINE, SYM_GRAN_ADDRESS, SYM_GRAN_MODULE };
-	for (unsigned i = 0; i < 4; i++)
-		if (all[i] != o->gran) {
-			lv.order[a.v.ngran] = all[i];
-			view_add_gran(&a.v, sym_gran_name((enum sym_gran)all[i]));
-		}
-	view_set_gran_builder(&a.v, live_gran_build, &lv);
+	app_set_grans(&a, o->gran);
 	if (o->alloc)
 		view_toggle_alloc(&a.v);
 	if (o->objects)

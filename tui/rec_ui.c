@@ -28,7 +28,6 @@ enum rec_mode { RM_STATE, RM_DIFF, RM_LEAKS, RM_TEMP };
 typedef struct rec_ui {
 	recording *r;
 	sym *sy;                 /* over r->p: its frames never change */
-	int order[VIEW_MAX_GRAN];
 	size_t cur, mark;        /* buckets (0 .. r->ntl - 1) */
 	int marked;
 	enum rec_mode mode;
@@ -40,16 +39,6 @@ typedef struct rec_ui {
 static rec_ui *RU(const app *a)
 {
 	return (rec_ui *)a->rec;
-}
-
-static int gran_build(void *ctx, unsigned idx, const prof *p, prof_nodemap *m, char *err, size_t errlen)
-{
-	rec_ui *u = ctx;
-	if (sym_nodemap(m, p, u->sy, (enum sym_gran)u->order[idx])) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	return 0;
 }
 
 static double bucket_s(const recording *r, size_t i)
@@ -370,15 +359,7 @@ int tui_rec(recording *r, const rec_opts *o)
 	a.v.gran[0].owned = 1;
 	m = NULL;
 	ag = NULL;
-	u.order[0] = o->gran;
-	a.v.gran[0].name = sym_gran_name((enum sym_gran)o->gran);
-	static const int all[] = { SYM_GRAN_FUNCTION, SYM_GRAN_LINE, SYM_GRAN_ADDRESS, SYM_GRAN_MODULE };
-	for (unsigned i = 0; i < 4; i++)
-		if (all[i] != o->gran) {
-			u.order[a.v.ngran] = all[i];
-			view_add_gran(&a.v, sym_gran_name((enum sym_gran)all[i]));
-		}
-	view_set_gran_builder(&a.v, gran_build, &u);
+	app_set_grans(&a, o->gran);
 	if (o->ro.alloc)
 		view_toggle_alloc(&a.v);
 	if (o->ro.objects)
