@@ -40,19 +40,7 @@ static uint32_t str_add(prof *p, size_t cap, const char *s, size_t len)
 {
 	if (p->strs.len + len + 1 > cap)
 		return PROF_NONE;
-	uint32_t off = (uint32_t)p->strs.len;
-	memcpy(p->strs.v + off, s, len);
-	p->strs.v[off + len] = 0;
-	p->strs.len += len + 1;
-	return off;
-}
-
-static inline uint64_t pc_hash(uint64_t a)
-{
-	a ^= a >> 33;
-	a *= 0xff51afd7ed558ccdULL;
-	a ^= a >> 33;
-	return a;
+	return prof_str_put(p, s, len);
 }
 
 /* The newest module whose range holds pc, or PROF_NONE. */
@@ -132,7 +120,7 @@ static int build(seg_header *h, prof *p, dump_mem *dm)
 		uint32_t off = (uint32_t)p->stack_frames.len;
 		for (uint32_t k = 0; k < depth; k++) {
 			uint64_t pc = pcs[sts[s].frame_off + k];
-			uint64_t j = pc_hash(pc) & (slots - 1);
+			uint64_t j = prof_addr_hash(pc) & (slots - 1);
 			while (hvals[j] != PROF_NONE && hkeys[j] != pc)
 				j = (j + 1) & (slots - 1);
 			if (hvals[j] == PROF_NONE) {

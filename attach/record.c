@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -283,6 +284,17 @@ static void clean_dir(rec_writer *w)
 	close(fd);
 }
 
+/* A positive decimal setting (at most hi) from the environment, else def. */
+static uint64_t env_limit(const char *name, uint64_t def, uint64_t hi)
+{
+	const char *s = getenv(name);
+	if (!s || !*s)
+		return def;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	return *end || !v ? def : v > hi ? hi : v;
+}
+
 int recw_open(rec_writer *w, const void *base, const seg_header *hc, seg_header *hw, const char *dir,
 	      uint64_t max_size, unsigned max_files, int from_counters)
 {
@@ -293,8 +305,8 @@ int recw_open(rec_writer *w, const void *base, const seg_header *hc, seg_header 
 	w->hc = *hc;
 	w->hw = hw;
 	w->pid = (int)hc->pid;
-	w->max_size = max_size ? max_size : RECW_DEFAULT_SIZE;
-	w->max_files = max_files ? max_files : RECW_DEFAULT_FILES;
+	w->max_size = max_size ? max_size : env_limit("MPROF_RECORD_SIZE", RECW_DEFAULT_SIZE, UINT64_MAX);
+	w->max_files = max_files ? max_files : (unsigned)env_limit("MPROF_RECORD_FILES", RECW_DEFAULT_FILES, 1000000);
 	size_t dl = strlen(dir);
 	while (dl > 1 && dir[dl - 1] == '/')
 		dl--;

@@ -48,8 +48,9 @@ typedef struct rec_writer {
 /* Starts a recording of the segment at base (header copy hc, validated;
  * hw the writable header) into dir (created if missing; this pid's old
  * files in it are removed). from_counters: the recording starts from the
- * segment's counters (a late attach); else from zero. 0, or -1 with
- * w->err set. */
+ * segment's counters (a late attach); else from zero. max_size and
+ * max_files 0: MPROF_RECORD_SIZE and MPROF_RECORD_FILES, else the
+ * defaults. 0, or -1 with w->err set. */
 int recw_open(rec_writer *w, const void *base, const seg_header *hc, seg_header *hw, const char *dir,
 	      uint64_t max_size, unsigned max_files, int from_counters);
 /* Drains the ring and writes; returns the events read, or -1 once writing

@@ -21,16 +21,6 @@ static void on_stop(int sig)
 	stop_sig = sig;
 }
 
-static uint64_t env_u64(const char *name, uint64_t def)
-{
-	const char *s = getenv(name);
-	if (!s || !*s)
-		return def;
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	return *end || !v ? def : v;
-}
-
 int record_attach(int pid, const char *dir, const char *lib, FILE *msg)
 {
 	follow f;
@@ -50,8 +40,7 @@ int record_attach(int pid, const char *dir, const char *lib, FILE *msg)
 		return 2;
 	}
 	rec_writer *w = calloc(1, sizeof(*w));
-	if (!w || recw_open(w, f.m.h, &f.hc, hw, dir, env_u64("MPROF_RECORD_SIZE", RECW_DEFAULT_SIZE),
-			    (unsigned)env_u64("MPROF_RECORD_FILES", RECW_DEFAULT_FILES), 1)) {
+	if (!w || recw_open(w, f.m.h, &f.hc, hw, dir, 0, 0, 1)) {
 		fprintf(msg, "mprof-tui: %s\n", w ? w->err : "out of memory");
 		free(w);
 		munmap(hw, hl);

@@ -49,23 +49,9 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-static uint64_t env_u64(const char *name, uint64_t def)
-{
-	const char *s = getenv(name);
-	if (!s || !*s)
-		return def;
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	return *end || !v ? def : v;
-}
-
 int record_start(seg_header *h, const char *dir)
 {
-	uint64_t size = env_u64("MPROF_RECORD_SIZE", RECW_DEFAULT_SIZE);
-	uint64_t files = env_u64("MPROF_RECORD_FILES", RECW_DEFAULT_FILES);
-	if (files > 1000000)
-		files = 1000000;
-	if (recw_open(&W, h, h, h, dir, size, (unsigned)files, 0)) {
+	if (recw_open(&W, h, h, h, dir, 0, 0, 0)) {
 		char msg[320];
 		int k = snprintf(msg, sizeof(msg), "mprof: not recording: %s\n", W.err);
 		if (k > 0 && write(2, msg, (size_t)k < sizeof(msg) ? (size_t)k : sizeof(msg) - 1) < 0)

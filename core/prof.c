@@ -67,19 +67,7 @@ uint32_t prof_str(prof *p, const char *s, size_t len)
 		return PROF_NONE;
 	if (prof_vec_reserve(p->strs, len + 1))
 		return PROF_NONE;
-	uint32_t off = (uint32_t)p->strs.len;
-	memcpy(p->strs.v + off, s, len);
-	p->strs.v[off + len] = 0;
-	p->strs.len += len + 1;
-	return off;
-}
-
-static inline size_t addr_hash(uint64_t a)
-{
-	a ^= a >> 33;
-	a *= 0xff51afd7ed558ccdULL;
-	a ^= a >> 33;
-	return (size_t)a;
+	return prof_str_put(p, s, len);
 }
 
 static int index_resize(frame_index *ix, size_t slots)
@@ -96,7 +84,7 @@ static int index_resize(frame_index *ix, size_t slots)
 	for (size_t i = 0; ix->keys && i <= ix->mask; i++) {
 		if (ix->vals[i] == PROF_NONE)
 			continue;
-		size_t h = addr_hash(ix->keys[i]) & mask;
+		size_t h = (size_t)prof_addr_hash(ix->keys[i]) & mask;
 		while (vals[h] != PROF_NONE)
 			h = (h + 1) & mask;
 		keys[h] = ix->keys[i];
@@ -115,7 +103,7 @@ uint32_t prof_frame_find(const prof *p, uint64_t addr)
 	const frame_index *ix = p->frame_index;
 	if (!ix)
 		return PROF_NONE;
-	size_t h = addr_hash(addr) & ix->mask;
+	size_t h = (size_t)prof_addr_hash(addr) & ix->mask;
 	while (ix->vals[h] != PROF_NONE) {
 		if (ix->keys[h] == addr)
 			return ix->vals[h];
@@ -135,7 +123,7 @@ uint32_t prof_frame_intern(prof *p, uint64_t addr)
 		}
 		p->frame_index = ix;
 	}
-	size_t h = addr_hash(addr) & ix->mask;
+	size_t h = (size_t)prof_addr_hash(addr) & ix->mask;
 	while (ix->vals[h] != PROF_NONE) {
 		if (ix->keys[h] == addr)
 			return ix->vals[h];

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define PROF_NONE UINT32_MAX
 
@@ -79,6 +80,24 @@ void prof_free(prof *p);
 
 /* Appends a string to the pool; returns its offset or PROF_NONE on ENOMEM. */
 uint32_t prof_str(prof *p, const char *s, size_t len);
+/* The same into a pool known to have room for len + 1 more bytes (the
+ * hook's dump, which cannot grow it). */
+static inline uint32_t prof_str_put(prof *p, const char *s, size_t len)
+{
+	uint32_t off = (uint32_t)p->strs.len;
+	memcpy(p->strs.v + off, s, len);
+	p->strs.v[off + len] = 0;
+	p->strs.len += len + 1;
+	return off;
+}
+/* Mixes an address for open-addressing tables keyed by pc. */
+static inline uint64_t prof_addr_hash(uint64_t a)
+{
+	a ^= a >> 33;
+	a *= 0xff51afd7ed558ccdULL;
+	a ^= a >> 33;
+	return a;
+}
 static inline const char *prof_strat(const prof *p, uint32_t off)
 {
 	return off == PROF_NONE ? NULL : p->strs.v + off;
