@@ -31,6 +31,43 @@ if command -v node > /dev/null; then
 else
 	echo "ok - # SKIP flamegraph script syntax: node is not installed"
 fi
+# Zoom, unzoom, details and search in a real browser (headless Chromium, when
+# installed): test/data/flamegraph/drive.svgjs clicks and reads the DOM back.
+browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome)
+if [ -n "$browser" ]; then
+	sed '$d' $svg > "$TMP/drive.svg"
+	cat "$DATA/flamegraph/drive.svgjs" >> "$TMP/drive.svg"
+	echo '</svg>' >> "$TMP/drive.svg"
+	res=$(timeout 120 "$browser" --headless --no-sandbox --disable-gpu --dump-dom "file://$TMP/drive.svg" 2> /dev/null |
+		grep -o 'data-result="[^"]*"' | sed 's/^data-result="//; s/"$//' | tr '|' '\n' | sed 's/^ //; s/ $//')
+	before=$(echo "$res" | sed -n 's/^before leak=\([0-9.]*\) .*/\1/p')
+	expect_eq "flamegraph in $browser: leak frame before zoom" "$before" \
+		"$(titles $svg | awk -F '\t' '$1 == "main.leakBlocks" { printf "%.1f", $3 }')"
+	expect_eq "flamegraph in $browser: a click zooms (full width, root faded, others hidden)" \
+		"$(echo "$res" | grep '^zoomed')" "zoomed leak=1180.0 text=main.leakBlocks root=1180.0 rootop=0.5 malg=none unzoomop=1"
+	expect_eq "flamegraph in $browser: hover shows the frame's title" "$(echo "$res" | grep '^details')" \
+		"details=$(titles $svg | awk -F '\t' '$1 == "main.leakBlocks" { print $1 }') (3145728, 97.23%)"
+	expect_eq "flamegraph in $browser: unzoom restores" "$(echo "$res" | grep '^unzoomed')" "unzoomed leak=$before malg="
+	# Matched: the outermost frames whose name has "leak", over the root.
+	want=$(python3 - $svg <<'PY'
+import re, sys, xml.dom.minidom as m
+fr = []
+for g in m.parse(sys.argv[1]).getElementsByTagName('g'):
+    r = g.getElementsByTagName('rect')[0]
+    fr.append((g.getAttribute('data-name'), float(r.getAttribute('x')), float(r.getAttribute('width')), float(r.getAttribute('y'))))
+seen, s = [], 0.0
+for n, x, w, y in fr:
+    if 'leak' in n and not any(x >= sx and x + w <= sx + sw for sx, sw in seen):
+        seen.append((x, w)); s += w
+print('%.1f' % (100 * s / fr[0][2]))
+PY
+)
+	expect_eq "flamegraph in $browser: search highlights and sums the matches" "$(echo "$res" | grep '^search')" \
+		"search=Matched: $want% fill=rgb(230,0,230)"
+	expect_match "flamegraph in $browser: an empty search clears" "$(echo "$res" | grep '^cleared')" "^cleared=\[ \] fill=rgb\([0-9]+,[0-9]+,[0-9]+\)$"
+else
+	echo "ok - # SKIP flamegraph in a browser: chromium is not installed"
+fi
 run_status $M --alloc --objects --flamegraph=$svg "$DATA/gperftools/leakgen.0002.heap"
 expect_match "flamegraph: chosen metric (alloc objects) at the root" "$(titles $svg | head -1)" "^all	13227	"
 # Diff: width = |deltas|, title = net delta, red grows, blue shrinks.
