@@ -570,7 +570,10 @@ int live_strip_height(const app *a)
 	return a->live && a->h >= 14 && a->wd >= 40 ? LIVE_STRIP : 0;
 }
 
-static void spark(app *a, int y, int x, int width, const timeline *t, int rss)
+/* Draws the heap (or RSS) of the newest buckets as bars; the columns in
+ * which snapshots were taken (marks: their times, n of them) are drawn in
+ * reverse video, so a diff's two ends can be seen on the curve. */
+static void spark(app *a, int y, int x, int width, const timeline *t, int rss, const int64_t *marks, int nmarks)
 {
 	static const char *const bars[] = { " ", "\xe2\x96\x81", "\xe2\x96\x82", "\xe2\x96\x83", "\xe2\x96\x84",
 					    "\xe2\x96\x85", "\xe2\x96\x86", "\xe2\x96\x87", "\xe2\x96\x88" };
@@ -587,7 +590,6 @@ static void spark(app *a, int y, int x, int width, const timeline *t, int rss)
 		if (v > max)
 			max = v;
 	}
-	wattrset(a->w, rss ? a->attr[ATTR_DIM] : a->attr[ATTR_LABEL]);
 	wmove(a->w, y, x);
 	for (int64_t k = first; k <= last; k++) {
 		const tl_bucket *b = tl_at(t, k);
@@ -595,6 +597,10 @@ static void spark(app *a, int y, int x, int width, const timeline *t, int rss)
 		int lvl = max > 0 && v > 0 ? (int)((v * 8 + max - 1) / max) : 0;
 		if (lvl > 8)
 			lvl = 8;
+		int marked = 0;
+		for (int i = 0; i < nmarks && !marked; i++)
+			marked = marks[i] / t->bucket_ns == k;
+		wattrset(a->w, (rss ? a->attr[ATTR_DIM] : a->attr[ATTR_LABEL]) | (marked ? A_REVERSE : 0));
 		if (a->utf8)
 			waddstr(a->w, bars[lvl]);
 		else
@@ -627,10 +633,13 @@ void live_strip_draw(app *a)
 	}
 	put_text(a, 2, 0, a->wd, line, A_BOLD, 1);
 	int w = a->wd - 6;
+	int64_t marks[LIVE_SNAPS];
+	for (int i = 0; i < lv->nsnaps; i++)
+		marks[i] = lv->snaps[i].mono_ns;
 	put_text(a, 3, 0, 6, " heap ", A_BOLD, 1);
-	spark(a, 3, 6, w, t, 0);
+	spark(a, 3, 6, w, t, 0, marks, lv->nsnaps);
 	put_text(a, 4, 0, 6, " rss  ", A_BOLD, 1);
-	spark(a, 4, 6, w, t, 1);
+	spark(a, 4, 6, w, t, 1, marks, lv->nsnaps);
 }
 
 /* ---- the entry ----------------------------------------------------------------------- */

@@ -164,6 +164,21 @@ sleep 2
 keys m
 check "m takes snapshot #2" "snapshot #2 at"
 expect_match "the strip lists both snapshots" "$(screen | sed -n 3p)" "snaps #1 \+[0-9.]+s .* #2 \+[0-9.]+s"
+# The columns of the two snapshots are marked (reverse video) on the heap
+# curve, at least 2 s (20 columns of 100 ms) apart.
+marked=$(tm capture-pane -p -e -t t | sed -n 4p | python3 -c '
+import re, sys
+line, col, rev, cols = sys.stdin.read().rstrip("\n"), 0, False, []
+for tok in re.findall(r"\x1b\[[0-9;]*m|.", line):
+    if tok.startswith("\x1b["):
+        codes = tok[2:-1].split(";")
+        if codes == [""] or "0" in codes or "27" in codes: rev = False
+        if "7" in codes: rev = True
+        continue
+    if rev: cols.append(col)
+    col += 1
+print(len(cols), "apart" if len(cols) == 2 and 19 <= cols[1] - cols[0] <= 120 else cols)')
+expect_eq "the strip marks the two snapshots' columns on the heap curve" "$marked" "2 apart"
 keys d
 check "d asks which two, first and latest by default" "diff FROM TO, snapshot numbers or now [1 2]:"
 keys Enter

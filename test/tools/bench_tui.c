@@ -1,7 +1,9 @@
 /* bench_tui FILE - time from a key to the redrawn screen for s, o, a re-sort
- * (C) and Enter on the top row: the key goes through the TUI's own handler
- * (app_key: state change in core) and the screen is drawn into a headless
- * ncurses terminal (newterm on /dev/null), the same code that draws on a tty. */
+ * (C), Enter on the top row, the tree, and the focus (/) and hide (\\)
+ * filters: the key goes through the TUI's own handler (app_key: state
+ * change in core; for / and \\ what the prompt calls with the pattern
+ * typed) and the screen is drawn into a headless ncurses terminal (newterm
+ * on /dev/null), the same code that draws on a tty. */
 #include <curses.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +28,25 @@ static double timed_key(app *a, int key)
 	app_key(a, key);
 	app_draw(a);
 	return (now() - t0) * 1e3;
+}
+
+/* A prompt's pattern applied (as app.c does on Enter) + redraw. */
+static double timed_filter(app *a, int (*set)(view *, const char *), const char *re)
+{
+	double t0 = now();
+	if (set(&a->v, re))
+		fprintf(stderr, "bench_tui: pattern %s refused\n", re);
+	app_draw(a);
+	return (now() - t0) * 1e3;
+}
+
+static void report(const char *what, double ms, const app *a, double *worst)
+{
+	if (ms > *worst)
+		*worst = ms;
+	printf("%-24s %7.1f ms  (target < 100 ms)%s\n", what, ms, a->v.status[0] ? "  status: " : "");
+	if (a->v.status[0])
+		printf("    %s\n", a->v.status);
 }
 
 int main(int argc, char **argv)
@@ -75,13 +96,14 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
 		if (steps[i].key == '\n')
 			app_key(&a, KEY_HOME);
-		double ms = timed_key(&a, steps[i].key);
-		if (ms > worst)
-			worst = ms;
-		printf("%-24s %7.1f ms  (target < 100 ms)%s\n", steps[i].what, ms, a.v.status[0] ? "  status: " : "");
-		if (a.v.status[0])
-			printf("    %s\n", a.v.status);
+		report(steps[i].what, timed_key(&a, steps[i].key), &a, &worst);
 	}
+	app_key(&a, 27);
+	/* Names are func_N: about a tenth of them match func_.*7$. */
+	report("/ focus func_.*7$", timed_filter(&a, view_filter_set, "func_.*7\\+"), &a, &worst);
+	report("c (clear filters)", timed_key(&a, 'c'), &a, &worst);
+	report("\\ hide func_.*7$", timed_filter(&a, view_hide_set, "func_.*7\\+"), &a, &worst);
+	report("c (clear filters)", timed_key(&a, 'c'), &a, &worst);
 	printf("worst key %.1f ms (target < 100 ms)\n", worst);
 	view_free(&a.v);
 	free(a.line_row);
