@@ -290,6 +290,52 @@ int agg_compute(agg *a, const prof *p, const prof_nodemap *m)
 	return rc;
 }
 
+int agg_hide(agg *a, const agg *base, const prof *p, const prof_nodemap *hm)
+{
+	memset(a, 0, sizeof(*a));
+	a->nnodes = base->nnodes;
+	size_t n = base->nnodes ? base->nnodes : 1;
+	a->v = calloc(n, sizeof(*a->v));
+	a->flags = calloc(n, 1);
+	uint8_t *kept = calloc(n, 1);
+	if (!a->v || !a->flags || !kept) {
+		free(kept);
+		agg_free(a);
+		return -1;
+	}
+	for (size_t k = 0; k < hm->nodes_len; k++)
+		if (hm->nodes[k] < base->nnodes)
+			kept[hm->nodes[k]] = 1;
+	/* A kept node is in the same stacks as before: its cum is unchanged. */
+	for (uint32_t x = 0; x < base->nnodes; x++)
+		if (kept[x]) {
+			memcpy(a->v[x].cum, base->v[x].cum, sizeof(a->v[x].cum));
+			a->flags[x] = base->flags[x] & (AGG_SEEN_ALLOC | AGG_SEEN_INUSE);
+		}
+	free(kept);
+	memcpy(a->total, base->total, sizeof(a->total));
+	memcpy(a->nsamples, base->nsamples, sizeof(a->nsamples));
+	/* Flat moves to the first kept node from the leaf. */
+	for (size_t i = 0; i < p->samples.len; i++) {
+		const prof_sample *s = &p->samples.v[i];
+		const prof_stack *st = &p->stacks.v[s->stack];
+		const uint32_t *fr = p->stack_frames.v + st->off;
+		uint32_t d = 0;
+		while (d < st->depth && hm->off[fr[d]] == hm->off[fr[d] + 1])
+			d++;
+		if (d == st->depth)
+			continue;
+		uint32_t lnode = hm->nodes[hm->off[fr[d]]];
+		int64_t v[AGG_NMETRIC];
+		agg_sample_vals(s, v);
+		int inuse = v[AGG_INUSE_BYTES] != 0 || v[AGG_INUSE_OBJS] != 0;
+		a->flags[lnode] |= AGG_LEAF_ALLOC | (inuse ? AGG_LEAF_INUSE : 0);
+		for (int k = 0; k < AGG_NMETRIC; k++)
+			agg_add(&a->v[lnode].flat[k], v[k]);
+	}
+	return 0;
+}
+
 void agg_free(agg *a)
 {
 	free(a->v);

@@ -81,6 +81,12 @@ typedef struct agg {
  * number of frames of all stacks. Returns 0 or -1 (ENOMEM). Free with
  * agg_free. Optional weight per sample: NULL, or a sign/multiplier (diffs). */
 int agg_compute(agg *a, const prof *p, const prof_nodemap *m);
+/* The same as agg_compute(a, p, hm) where hm is the map base was computed
+ * over with some nodes removed and the others' ids kept (filter_hide_map),
+ * in time linear in the number of samples: a kept node is in the same
+ * stacks as before, so only flat (the first kept node from the leaf)
+ * changes. 0 or -1 (ENOMEM). */
+int agg_hide(agg *a, const agg *base, const prof *p, const prof_nodemap *hm);
 void agg_free(agg *a);
 
 /* Adds with wrap-around instead of signed overflow: hostile 64-bit

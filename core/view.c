@@ -582,7 +582,7 @@ static int apply_hide(view *v)
 	if (filter_active(&v->hide)) {
 		if (filter_hide_map(&v->hid_m, g->m, &v->hide))
 			return oom(v);
-		if (agg_compute(&v->hid_a, v->p, &v->hid_m)) {
+		if (agg_hide(&v->hid_a, g->a, v->p, &v->hid_m)) {
 			nodemap_free(&v->hid_m);
 			return oom(v);
 		}
