@@ -165,8 +165,10 @@ keys m
 check "m takes snapshot #2" "snapshot #2 at"
 expect_match "the strip lists both snapshots" "$(screen | sed -n 3p)" "snaps #1 \+[0-9.]+s .* #2 \+[0-9.]+s"
 # The columns of the two snapshots are marked (reverse video) on the heap
-# curve, at least 2 s (20 columns of 100 ms) apart.
-marked=$(tm capture-pane -p -e -t t | sed -n 4p | python3 -c '
+# curve, at least 2 s (20 columns of 100 ms) apart. A mark shows once the
+# timeline has reached the snapshot's column (the next refresh): polled.
+marks() {
+	tm capture-pane -p -e -t t | sed -n 4p | python3 -c '
 import re, sys
 line, col, rev, cols = sys.stdin.read().rstrip("\n"), 0, False, []
 for tok in re.findall(r"\x1b\[[0-9;]*m|.", line):
@@ -177,7 +179,10 @@ for tok in re.findall(r"\x1b\[[0-9;]*m|.", line):
         continue
     if rev: cols.append(col)
     col += 1
-print(len(cols), "apart" if len(cols) == 2 and 19 <= cols[1] - cols[0] <= 120 else cols)')
+print(len(cols), "apart" if len(cols) == 2 and 19 <= cols[1] - cols[0] <= 120 else cols)'
+}
+n=0
+while marked=$(marks) && [ "$marked" != "2 apart" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
 expect_eq "the strip marks the two snapshots' columns on the heap curve" "$marked" "2 apart"
 keys d
 check "d asks which two, first and latest by default" "diff FROM TO, snapshot numbers or now [1 2]:"
