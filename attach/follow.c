@@ -4,6 +4,7 @@
  * every index is checked before use. */
 #include "attach/follow.h"
 #include "attach/hook.h"
+#include "attach/procfs.h"
 #include "core/heap_scale.h"
 
 #include <errno.h>
@@ -31,13 +32,7 @@ static void proc_comm(int pid, char *buf, size_t len)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	buf[0] = 0;
-	FILE *fp = fopen(path, "re");
-	if (!fp)
-		return;
-	if (fgets(buf, (int)len, fp))
-		buf[strcspn(buf, "\n")] = 0;
-	fclose(fp);
+	file_first_line(path, buf, len);
 }
 
 int follow_open_path(follow *f, const char *path, int pid, prof_error *err)
@@ -133,23 +128,6 @@ int64_t follow_rss(int pid)
 	int n = fscanf(fp, "%lld %lld", &size, &res);
 	fclose(fp);
 	return n == 2 ? res * (int64_t)sysconf(_SC_PAGESIZE) : -1;
-}
-
-/* Zombie or dead: /proc/PID/stat's state after the command's ')'. */
-static int proc_gone(int pid)
-{
-	if (kill(pid, 0) && errno == ESRCH)
-		return 1;
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	FILE *fp = fopen(path, "re");
-	if (!fp)
-		return 1;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
-	fclose(fp);
-	buf[n] = 0;
-	char *rp = strrchr(buf, ')');
-	return rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
 }
 
 int follow_check_exit(follow *f)

@@ -12,6 +12,7 @@
  * one of them holds cannot block it. */
 #include "attach/inject.h"
 #include "attach/launch.h"
+#include "attach/procfs.h"
 #include "attach/segment.h"
 
 #include <errno.h>
@@ -22,21 +23,6 @@
 #include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
-
-/* 1 when pid no longer runs (gone or a zombie). */
-static int proc_gone(int pid)
-{
-	char path[64], buf[256];
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return 1;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	const char *p = strrchr(buf, ')');
-	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
-}
 
 /* Uid and TracerPid from /proc/PID/status; -1 when there is no such process. */
 static int proc_status(int pid, long *uid, long *tracer)

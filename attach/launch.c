@@ -1,5 +1,6 @@
 /* launch.c - start a command under the hook; see launch.h. */
 #include "attach/launch.h"
+#include "attach/procfs.h"
 #include "attach/segment.h"
 
 #include <errno.h>
@@ -77,18 +78,6 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
-/* The first line the child wrote (exec errors land there). */
-static void first_line(const char *path, char *buf, size_t len)
-{
-	buf[0] = 0;
-	FILE *fp = fopen(path, "re");
-	if (!fp)
-		return;
-	if (fgets(buf, (int)len, fp))
-		buf[strcspn(buf, "\n")] = 0;
-	fclose(fp);
-}
-
 int launch_start(char *const argv[], const char *lib, char *out, size_t out_len, int timeout_ms,
 		 pid_t *pid, prof_error *err)
 {
@@ -135,7 +124,7 @@ int launch_start(char *const argv[], const char *lib, char *out, size_t out_len,
 		int st;
 		if (waitpid(c, &st, WNOHANG) == c) {
 			char line[256];
-			first_line(out, line, sizeof(line));
+			file_first_line(out, line, sizeof(line));   /* exec errors land there */
 			if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && line[0])
 				prof_errorf(err, "%s", line + (strncmp(line, "mprof-tui: ", 11) ? 0 : 11));
 			else

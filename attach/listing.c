@@ -1,6 +1,7 @@
 /* listing.c - attachable processes, from the segments in /dev/shm. */
 #include "attach/listing.h"
 #include "attach/follow.h"
+#include "attach/procfs.h"
 #include "attach/segment_read.h"
 #include "core/view.h"
 
@@ -18,20 +19,12 @@
 /* When the process started (unix ns), from /proc: btime + starttime; -1. */
 static int64_t proc_start_ns(int pid)
 {
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	FILE *fp = fopen(path, "re");
-	if (!fp)
-		return -1;
-	size_t n = fread(buf, 1, sizeof(buf) - 1, fp);
-	fclose(fp);
-	buf[n] = 0;
-	char *p = strrchr(buf, ')');
+	char buf[1024];
+	const char *p = proc_stat_fields(pid, buf, sizeof(buf));
 	if (!p)
 		return -1;
-	/* Field 3 is the state, right after ") "; starttime is field 22. */
+	/* Field 3 is the state, where p starts; starttime is field 22. */
 	unsigned long long start = 0;
-	p += 2;
 	for (int field = 3; field < 22 && p; field++) {
 		p = strchr(p, ' ');
 		if (p)
@@ -39,7 +32,7 @@ static int64_t proc_start_ns(int pid)
 	}
 	if (!p || sscanf(p, "%llu", &start) != 1)
 		return -1;
-	fp = fopen("/proc/stat", "re");
+	FILE *fp = fopen("/proc/stat", "re");
 	if (!fp)
 		return -1;
 	long long btime = -1;
@@ -54,16 +47,10 @@ static int64_t proc_start_ns(int pid)
 	return btime * 1000000000LL + (int64_t)(start * 1000000000ULL / (unsigned long long)hz);
 }
 
-/* In use bytes: the sum of every stack's counters. */
-static int64_t seg_inuse(const seg_map *m)
+/* In use bytes: the sum of every stack's counters. h: the checked copy of
+ * the header seg_open_path made (bounds come from it, not the live one). */
+static int64_t seg_inuse(const seg_map *m, const seg_header *h)
 {
-	seg_header hc;   /* bounds from a checked copy, not the live header */
-	prof_error err;
-	memcpy(&hc, m->h, sizeof(hc));
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (seg_validate(&hc, m->len, m->name, &err))
-		return 0;
-	const seg_header *h = &hc;
 	const seg_counter *c = (const seg_counter *)((const char *)m->h + h->off[SEG_R_COUNTERS]);
 	uint64_t n = __atomic_load_n(&m->h->stack_count, __ATOMIC_ACQUIRE);
 	if (n > h->stack_cap)
@@ -122,12 +109,13 @@ int listing_run(FILE *out, FILE *note, const char *dir, const char *lib)
 			continue;
 		int alive = !(kill(pid, 0) && errno == ESRCH);
 		seg_map m;
+		seg_header hc;
 		prof_error err;
-		int ok = st.st_uid == geteuid() && seg_open_path(&m, path, NULL, &err) == 0;
+		int ok = st.st_uid == geteuid() && seg_open_path(&m, path, &hc, &err) == 0;
 		/* A reused pid: the segment is older than the process. */
 		if (alive && ok) {
 			int64_t ps = proc_start_ns(pid);
-			if (ps > 0 && m.h->start_time_ns + 1000000000LL < ps)
+			if (ps > 0 && hc.start_time_ns + 1000000000LL < ps)
 				alive = 0;
 		}
 		if (!alive) {
@@ -151,16 +139,16 @@ int listing_run(FILE *out, FILE *note, const char *dir, const char *lib)
 		if (!shown)
 			fprintf(out, "%7s  %-19s  %10s  %s\n", "PID", "STARTED", "IN USE", "COMMAND");
 		char when[32] = "?", used[32];
-		time_t t = (time_t)(m.h->start_time_ns / 1000000000LL);
+		time_t t = (time_t)(hc.start_time_ns / 1000000000LL);
 		struct tm tm;
 		if (localtime_r(&t, &tm))
 			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
-		char cmd[sizeof(m.h->cmdline)];
-		snprintf(cmd, sizeof(cmd), "%.*s", (int)strnlen(m.h->cmdline, sizeof(cmd) - 1), m.h->cmdline);
+		char cmd[sizeof(hc.cmdline)];
+		snprintf(cmd, sizeof(cmd), "%.*s", (int)strnlen(hc.cmdline, sizeof(cmd) - 1), hc.cmdline);
 		for (char *c = cmd; *c; c++)
 			if ((unsigned char)*c < 32)
 				*c = ' ';
-		fprintf(out, "%7d  %-19s  %10s  %s\n", pid, when, view_fmt_value(used, sizeof(used), seg_inuse(&m), 0),
+		fprintf(out, "%7d  %-19s  %10s  %s\n", pid, when, view_fmt_value(used, sizeof(used), seg_inuse(&m, &hc), 0),
 			cmd);
 		seg_close(&m);
 		shown++;

@@ -1,0 +1,38 @@
+/* procfs.c - reading another process's state from /proc. */
+#include "attach/procfs.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *proc_stat_fields(int pid, char *buf, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	FILE *fp = fopen(path, "re");
+	if (!fp)
+		return NULL;
+	size_t n = fread(buf, 1, len - 1, fp);
+	fclose(fp);
+	buf[n] = 0;
+	/* The command may hold ')' and spaces: the last ')' ends it. */
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p + 2 : NULL;
+}
+
+int proc_gone(int pid)
+{
+	char buf[1024];
+	const char *s = proc_stat_fields(pid, buf, sizeof(buf));
+	return !s || *s == 'Z' || *s == 'X';
+}
+
+void file_first_line(const char *path, char *buf, size_t len)
+{
+	buf[0] = 0;
+	FILE *fp = fopen(path, "re");
+	if (!fp)
+		return;
+	if (fgets(buf, (int)len, fp))
+		buf[strcspn(buf, "\n")] = 0;
+	fclose(fp);
+}

@@ -1,0 +1,16 @@
+/* procfs.h - what the consumer side reads about another process from
+ * /proc: its state, its start, a one-line file such as its comm. */
+#ifndef MPROF_PROCFS_H
+#define MPROF_PROCFS_H
+
+#include <stddef.h>
+
+/* /proc/PID/stat read into buf; returns its fields after the command
+ * (from the state on: "S 1 ..."), or NULL when unreadable. */
+const char *proc_stat_fields(int pid, char *buf, size_t len);
+/* 1 when pid no longer runs (gone, a zombie or dead). */
+int proc_gone(int pid);
+/* The first line of path without its newline; "" when unreadable. */
+void file_first_line(const char *path, char *buf, size_t len);
+
+#endif
