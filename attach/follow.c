@@ -247,14 +247,8 @@ static int try_add(follow *f, uint64_t id, uint64_t nframes)
 
 static int pending_push(follow *f, uint64_t id)
 {
-	if (f->npending == f->pending_cap) {
-		size_t cap = f->pending_cap ? 2 * f->pending_cap : 64;
-		uint64_t *n = realloc(f->pending, cap * sizeof(*n));
-		if (!n)
-			return -1;
-		f->pending = n;
-		f->pending_cap = cap;
-	}
+	if (vec_grow((void **)&f->pending, &f->pending_cap, f->npending + 1, sizeof(*f->pending)))
+		return -1;
 	f->pending[f->npending++] = id;
 	return 0;
 }

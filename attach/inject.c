@@ -208,15 +208,10 @@ static int maps_read(session *s, prof_error *err)
 		const char *p = line + pos;
 		while (*p == ' ')
 			p++;
-		if (s->nmaps == cap) {
-			cap = cap ? cap * 2 : 64;
-			vmap *v = realloc(s->maps, cap * sizeof(*v));
-			if (!v) {
-				fclose(f);
-				prof_errorf(err, "out of memory");
-				return -1;
-			}
-			s->maps = v;
+		if (vec_grow((void **)&s->maps, &cap, s->nmaps + 1, sizeof(*s->maps))) {
+			fclose(f);
+			prof_errorf(err, "out of memory");
+			return -1;
 		}
 		vmap *m = &s->maps[s->nmaps++];
 		m->lo = lo;
@@ -339,13 +334,8 @@ static int elf_syms(const char *path, fsym **out, size_t *nout, uint64_t *vaddr0
 			const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
 			if (!name)
 				continue;
-			if (*nout == cap) {
-				cap = cap ? cap * 2 : 1024;
-				fsym *v = realloc(*out, cap * sizeof(*v));
-				if (!v)
-					goto done;
-				*out = v;
-			}
+			if (vec_grow((void **)out, &cap, *nout + 1, sizeof(**out)))
+				goto done;
 			fsym *f = &(*out)[(*nout)++];
 			f->lo = sym.st_value;
 			f->hi = sym.st_value + (sym.st_size ? sym.st_size : 1);
@@ -382,14 +372,8 @@ static uint64_t sym_addr(const fsym *v, size_t n, const char *name)
 
 static int bad_add(session *s, uint64_t lo, uint64_t hi)
 {
-	if (s->nbad == s->badcap) {
-		size_t cap = s->badcap ? s->badcap * 2 : 64;
-		range *r = realloc(s->bad, cap * sizeof(*r));
-		if (!r)
-			return -1;
-		s->bad = r;
-		s->badcap = cap;
-	}
+	if (vec_grow((void **)&s->bad, &s->badcap, s->nbad + 1, sizeof(*s->bad)))
+		return -1;
 	s->bad[s->nbad++] = (range){ lo, hi };
 	return 0;
 }

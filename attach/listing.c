@@ -87,13 +87,8 @@ int listing_run(FILE *out, FILE *note, const char *dir, const char *lib)
 		long pid = strtol(e->d_name + 6, &end, 10);
 		if (*end || pid <= 0 || pid > INT32_MAX || end == e->d_name + 6)
 			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 16;
-			int *np = realloc(pids, cap * sizeof(*np));
-			if (!np)
-				break;
-			pids = np;
-		}
+		if (vec_grow((void **)&pids, &cap, n + 1, sizeof(*pids)))
+			break;
 		pids[n++] = (int)pid;
 	}
 	closedir(d);

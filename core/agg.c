@@ -8,25 +8,10 @@
 
 #include "core/strix.h"
 
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t c = *cap ? *cap : 64;
-	while (c < need)
-		c *= 2;
-	void *nv = realloc(*v, c * elem);
-	if (!nv)
-		return -1;
-	*v = nv;
-	*cap = c;
-	return 0;
-}
-
 static uint32_t str_add(prof_nodemap *m, const char *s)
 {
 	size_t n = strlen(s) + 1;
-	if (m->strs_len + n > UINT32_MAX - 1 || grow((void **)&m->strs, &m->strs_cap, m->strs_len + n, 1))
+	if (m->strs_len + n > UINT32_MAX - 1 || vec_grow((void **)&m->strs, &m->strs_cap, m->strs_len + n, 1))
 		return UINT32_MAX;
 	uint32_t off = (uint32_t)m->strs_len;
 	memcpy(m->strs + off, s, n);
@@ -62,7 +47,7 @@ uint32_t nodemap_node(prof_nodemap *m, const char *name, uint8_t flags)
 	if (found != STRIX_NONE)
 		return found;
 	size_t cap = m->nnodes_cap;
-	if (grow((void **)&m->name, &cap, (size_t)m->nnodes + 1, sizeof(*m->name)))
+	if (vec_grow((void **)&m->name, &cap, (size_t)m->nnodes + 1, sizeof(*m->name)))
 		return UINT32_MAX;
 	if (cap != m->nnodes_cap) {
 		uint8_t *nf = realloc(m->flags, cap);
@@ -84,7 +69,7 @@ uint32_t nodemap_node(prof_nodemap *m, const char *name, uint8_t flags)
 
 int nodemap_push(prof_nodemap *m, uint32_t node)
 {
-	if (grow((void **)&m->nodes, &m->nodes_cap, m->nodes_len + 1, sizeof(*m->nodes)))
+	if (vec_grow((void **)&m->nodes, &m->nodes_cap, m->nodes_len + 1, sizeof(*m->nodes)))
 		return -1;
 	m->nodes[m->nodes_len++] = node;
 	return 0;

@@ -12,16 +12,8 @@ long stack_nodes(const prof *p, const prof_nodemap *m, uint32_t stack, uint32_t 
 	for (uint32_t d = 0; d < st->depth; d++) {
 		uint32_t f = fr[d];
 		size_t k0 = m->off[f], k1 = m->off[f + 1];
-		if (n + (k1 - k0) > *cap) {
-			size_t c = *cap ? *cap * 2 : 64;
-			while (c < n + (k1 - k0))
-				c *= 2;
-			uint32_t *nb = realloc(*buf, c * sizeof(*nb));
-			if (!nb)
-				return -1;
-			*buf = nb;
-			*cap = c;
-		}
+		if (vec_grow((void **)buf, cap, n + (k1 - k0), sizeof(**buf)))
+			return -1;
 		for (size_t k = k0; k < k1; k++)
 			(*buf)[n++] = m->nodes[k];
 	}
@@ -42,14 +34,8 @@ static int side_add(side *s, uint32_t node, uint32_t mark, const int64_t v[AGG_N
 		return 0;
 	s->stamp[node] = mark;
 	if (!s->slot[node]) {
-		if (s->n == s->cap) {
-			size_t c = s->cap ? s->cap * 2 : 16;
-			cg_edge *ne = realloc(s->e, c * sizeof(*ne));
-			if (!ne)
-				return -1;
-			s->e = ne;
-			s->cap = c;
-		}
+		if (vec_grow((void **)&s->e, &s->cap, s->n + 1, sizeof(*s->e)))
+			return -1;
 		memset(&s->e[s->n], 0, sizeof(s->e[0]));
 		s->e[s->n].node = node;
 		s->slot[node] = (uint32_t)++s->n;

@@ -62,15 +62,17 @@ const char *diff_frame_key(const prof *p, uint32_t f, char *buf, size_t len)
 
 /* key string -> frame index of the result; keys are owned copies. */
 typedef struct keymap {
-	char **key;
-	uint32_t *val;
+	struct km_entry {
+		char *key;
+		uint32_t val;
+	} *e;
 	size_t n, cap;
 	strix ix;
 } keymap;
 
 static const char *km_key(const void *k, uint32_t id)
 {
-	return ((const keymap *)k)->key[id];
+	return ((const keymap *)k)->e[id].key;
 }
 
 /* Finds key; when absent and add != PROF_NONE, inserts it with add. */
@@ -79,27 +81,15 @@ static uint32_t km_get(keymap *k, const char *key, uint32_t add, int *oom)
 	size_t at, len = strlen(key);
 	uint32_t id = strix_find(&k->ix, key, len, &at);
 	if (id != STRIX_NONE)
-		return k->val[id];
+		return k->e[id].val;
 	if (add == PROF_NONE)
 		return PROF_NONE;
-	if (k->n == k->cap) {
-		size_t nc = k->cap ? k->cap * 2 : 256;
-		char **nk = realloc(k->key, nc * sizeof(*nk));
-		if (nk)
-			k->key = nk;
-		uint32_t *nv = nk ? realloc(k->val, nc * sizeof(*nv)) : NULL;
-		if (!nv) {
-			*oom = 1;
-			return PROF_NONE;
-		}
-		k->val = nv;
-		k->cap = nc;
-	}
-	if (!(k->key[k->n] = strdup(key))) {
+	char *copy = vec_grow((void **)&k->e, &k->cap, k->n + 1, sizeof(*k->e)) ? NULL : strdup(key);
+	if (!copy) {
 		*oom = 1;
 		return PROF_NONE;
 	}
-	k->val[k->n] = add;
+	k->e[k->n] = (struct km_entry){ copy, add };
 	if (strix_add(&k->ix, at, (uint32_t)k->n++))
 		*oom = 1;
 	return add;
@@ -108,9 +98,8 @@ static uint32_t km_get(keymap *k, const char *key, uint32_t add, int *oom)
 static void km_free(keymap *k)
 {
 	for (size_t i = 0; i < k->n; i++)
-		free(k->key[i]);
-	free(k->key);
-	free(k->val);
+		free(k->e[i].key);
+	free(k->e);
 	strix_free(&k->ix);
 }
 

@@ -25,17 +25,9 @@ static void bb_put(bbuf *b, const void *x, size_t n)
 {
 	if (b->failed)
 		return;
-	if (b->len + n > b->cap) {
-		size_t c = b->cap ? b->cap : 4096;
-		while (c < b->len + n)
-			c *= 2;
-		uint8_t *nd = realloc(b->d, c);
-		if (!nd) {
-			b->failed = 1;
-			return;
-		}
-		b->d = nd;
-		b->cap = c;
+	if (vec_grow((void **)&b->d, &b->cap, b->len + n, 1)) {
+		b->failed = 1;
+		return;
 	}
 	memcpy(b->d + b->len, x, n);
 	b->len += n;
@@ -100,17 +92,7 @@ static uint64_t stab_id(stab *t, const char *s)
 	uint32_t id = strix_find(&t->ix, s, len, &at);
 	if (id != STRIX_NONE)
 		return id;
-	if (t->n == t->cap) {
-		size_t nc = t->cap ? t->cap * 2 : 256;
-		char **ns = realloc(t->s, nc * sizeof(*ns));
-		if (!ns) {
-			t->failed = 1;
-			return 0;
-		}
-		t->s = ns;
-		t->cap = nc;
-	}
-	char *c = strdup(s);
+	char *c = vec_grow((void **)&t->s, &t->cap, t->n + 1, sizeof(*t->s)) ? NULL : strdup(s);
 	if (!c) {
 		t->failed = 1;
 		return 0;

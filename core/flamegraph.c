@@ -70,14 +70,8 @@ static uint32_t fg_child(fg *g, uint32_t parent, uint32_t name)
 			return g->slot[h] - 1;
 		h = (h + 1) & g->mask;
 	}
-	if (g->len == g->cap) {
-		size_t nc = g->cap * 2;
-		fgnode *nn = realloc(g->n, nc * sizeof(*nn));
-		if (!nn)
-			return UINT32_MAX;
-		g->n = nn;
-		g->cap = nc;
-	}
+	if (vec_grow((void **)&g->n, &g->cap, g->len + 1, sizeof(*g->n)))
+		return UINT32_MAX;
 	uint32_t id = (uint32_t)g->len++;
 	g->n[id] = (fgnode){ .parent = parent, .name = name, .first = UINT32_MAX, .next = UINT32_MAX,
 			     .depth = g->n[parent].depth + 1 };

@@ -108,14 +108,8 @@ int folded_read(prof *p, const prof_src *src, prof_error *err)
 			if (!e)
 				e = st.e;
 			if (e > s) {
-				if (n == cap) {
-					size_t nc = cap ? cap * 2 : 64;
-					uint32_t *nt = realloc(tmp, nc * sizeof(*nt));
-					if (!nt)
-						goto nomem;
-					tmp = nt;
-					cap = nc;
-				}
+				if (vec_grow((void **)&tmp, &cap, n + 1, sizeof(*tmp)))
+					goto nomem;
 				if ((tmp[n++] = frame_of(p, &tab, s, (size_t)(e - s))) == PROF_NONE)
 					goto nomem;
 			}

@@ -23,28 +23,16 @@ typedef struct rec {
 
 static int rec_push_pc(rec *r, uint64_t pc)
 {
-	if (r->npc == r->cap) {
-		size_t nc = r->cap ? r->cap * 2 : 64;
-		uint64_t *n = realloc(r->pc, nc * sizeof(*n));
-		if (!n)
-			return -1;
-		r->pc = n;
-		r->cap = nc;
-	}
+	if (vec_grow((void **)&r->pc, &r->cap, r->npc + 1, sizeof(*r->pc)))
+		return -1;
 	r->pc[r->npc++] = pc;
 	return 0;
 }
 
 static int rec_push_cmt(rec *r, uint64_t addr, const char *s, size_t n)
 {
-	if (r->nc == r->ccap) {
-		size_t nc = r->ccap ? r->ccap * 2 : 64;
-		struct cmt *c = realloc(r->c, nc * sizeof(*c));
-		if (!c)
-			return -1;
-		r->c = c;
-		r->ccap = nc;
-	}
+	if (vec_grow((void **)&r->c, &r->ccap, r->nc + 1, sizeof(*r->c)))
+		return -1;
 	r->c[r->nc++] = (struct cmt){ addr, s, n };
 	return 0;
 }

@@ -82,14 +82,8 @@ int jemalloc_read(prof *p, const prof_src *src, prof_error *err)
 					prof_errorf(err, "%s: line %lu: bad address", src->name, t.line);
 					goto out;
 				}
-				if (npc == cap) {
-					size_t nc = cap ? cap * 2 : 64;
-					uint64_t *n = realloc(pcs, nc * sizeof(*n));
-					if (!n)
-						goto nomem;
-					pcs = n;
-					cap = nc;
-				}
+				if (vec_grow((void **)&pcs, &cap, npc + 1, sizeof(*pcs)))
+					goto nomem;
 				pcs[npc++] = pc;
 			}
 			open = 1;

@@ -57,14 +57,8 @@ typedef struct pctx {
 
 static int push(void **v, size_t *n, size_t *cap, size_t elem, const void *x)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 64;
-		void *nv = realloc(*v, c * elem);
-		if (!nv)
-			return -1;
-		*v = nv;
-		*cap = c;
-	}
+	if (vec_grow(v, cap, *n + 1, elem))
+		return -1;
 	memcpy((char *)*v + *n * elem, x, elem);
 	(*n)++;
 	return 0;

@@ -12,21 +12,6 @@ typedef struct frame_index {
 	size_t mask, used;
 } frame_index;
 
-int prof_vec_grow_(void **v, size_t *cap, size_t len, size_t n, size_t elem)
-{
-	if (len + n <= *cap)
-		return 0;
-	size_t want = *cap ? *cap : 16;
-	while (want < len + n)
-		want *= 2;
-	void *nv = realloc(*v, want * elem);
-	if (!nv)
-		return -1;
-	*v = nv;
-	*cap = want;
-	return 0;
-}
-
 prof *prof_new(void)
 {
 	prof *p = calloc(1, sizeof(*p));

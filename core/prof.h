@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/vec.h"
+
 #define PROF_NONE UINT32_MAX
 
 /* Source formats, detected by content (prof_detect). */
@@ -135,8 +137,7 @@ uint32_t prof_module_find(const prof *p, uint64_t addr);
 const char *prof_frame_name(const prof *p, uint32_t frame, char *buf, size_t buflen);
 
 /* Grows a PROF_VEC to hold n more elements; 0 or -1 on ENOMEM. */
-int prof_vec_grow_(void **v, size_t *cap, size_t len, size_t n, size_t elem);
 #define prof_vec_reserve(vec, n) \
-	prof_vec_grow_((void **)&(vec).v, &(vec).cap, (vec).len, (n), sizeof(*(vec).v))
+	vec_grow((void **)&(vec).v, &(vec).cap, (vec).len + (n), sizeof(*(vec).v))
 
 #endif

@@ -67,23 +67,8 @@ typedef struct rec_file {
 	char err[4400];            /* non-empty: the file is unusable */
 } rec_file;
 
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap * 2 : 16;
-	while (n < need)
-		n *= 2;
-	void *p = realloc(*v, n * elem);
-	if (!p)
-		return -1;
-	*v = p;
-	*cap = n;
-	return 0;
-}
-
 #define PUSH(vec, cnt, cap, val) \
-	(grow((void **)&(vec), &(cap), (cnt) + 1, sizeof(*(vec))) ? -1 : ((vec)[(cnt)++] = (val), 0))
+	(vec_grow((void **)&(vec), &(cap), (cnt) + 1, sizeof(*(vec))) ? -1 : ((vec)[(cnt)++] = (val), 0))
 
 /* ---- parsing one file (a thread each) ------------------------------------- */
 
@@ -101,7 +86,7 @@ static int st_fit(parse_st *s, uint32_t id)
 		return 0;
 	if (id >= s->max_ids)
 		return -1;
-	if (grow((void **)&s->c, &s->cap, (size_t)id + 1, sizeof(rec_cnt)))
+	if (vec_grow((void **)&s->c, &s->cap, (size_t)id + 1, sizeof(rec_cnt)))
 		return -1;
 	memset(s->c + s->n, 0, ((size_t)id + 1 - s->n) * sizeof(rec_cnt));
 	s->n = (size_t)id + 1;
@@ -135,7 +120,7 @@ static rec_bucket *bucket(rec_file *f, uint64_t t, const parse_st *s)
 	if (i >= REC_MAX_BUCKETS)
 		return NULL;   /* a time jump of weeks: corrupt, not a real run */
 	if (i >= f->ntl) {
-		if (grow((void **)&f->tl, &f->captl, i + 1, sizeof(rec_bucket)))
+		if (vec_grow((void **)&f->tl, &f->captl, i + 1, sizeof(rec_bucket)))
 			return NULL;
 		for (size_t j = f->ntl; j <= i; j++)
 			f->tl[j] = (rec_bucket){ s->inuse, s->ev };

@@ -8,14 +8,8 @@
 
 static uint32_t tree_new(calltree *t, uint32_t node, uint32_t parent, uint32_t depth)
 {
-	if (t->len == t->cap) {
-		size_t c = t->cap ? t->cap * 2 : 256;
-		tree_node *nn = realloc(t->n, c * sizeof(*nn));
-		if (!nn)
-			return UINT32_MAX;
-		t->n = nn;
-		t->cap = c;
-	}
+	if (vec_grow((void **)&t->n, &t->cap, t->len + 1, sizeof(*t->n)))
+		return UINT32_MAX;
 	tree_node *x = &t->n[t->len];
 	memset(x, 0, sizeof(*x));
 	x->node = node;
@@ -202,14 +196,8 @@ uint32_t tree_expand_heaviest(calltree *t, uint32_t i)
 
 static int vis_push(calltree *t, uint32_t i, size_t *cap)
 {
-	if (t->nvis == *cap) {
-		size_t c = *cap ? *cap * 2 : 256;
-		uint32_t *nv = realloc(t->vis, c * sizeof(*nv));
-		if (!nv)
-			return -1;
-		t->vis = nv;
-		*cap = c;
-	}
+	if (vec_grow((void **)&t->vis, cap, t->nvis + 1, sizeof(*t->vis)))
+		return -1;
 	t->vis[t->nvis++] = i;
 	return 0;
 }

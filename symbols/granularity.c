@@ -43,15 +43,17 @@ static const char *raw_label(const sym_info *si, char *buf, size_t len)
 
 /* Function names seen in more than one module, to be told apart. */
 typedef struct fn_ix {
-	const char **name, **module;   /* per function; borrowed from s */
-	uint8_t *ambiguous;
+	struct fn_entry {
+		const char *name, *module;   /* borrowed from s */
+		int ambiguous;
+	} *v;
 	size_t n, cap;
 	strix ix;
 } fn_ix;
 
 static const char *fn_name(const void *ix, uint32_t id)
 {
-	return ((const fn_ix *)ix)->name[id];
+	return ((const fn_ix *)ix)->v[id].name;
 }
 
 static int fn_add(fn_ix *ix, const char *fn, const char *module)
@@ -59,27 +61,14 @@ static int fn_add(fn_ix *ix, const char *fn, const char *module)
 	size_t at;
 	uint32_t id = strix_find(&ix->ix, fn, strlen(fn), &at);
 	if (id != STRIX_NONE) {
-		if (module && ix->module[id] && strcmp(module, ix->module[id]))
-			ix->ambiguous[id] = 1;
+		struct fn_entry *e = &ix->v[id];
+		if (module && e->module && strcmp(module, e->module))
+			e->ambiguous = 1;
 		return 0;
 	}
-	if (ix->n == ix->cap) {
-		size_t nc = ix->cap ? ix->cap * 2 : 256;
-		const char **nn = realloc(ix->name, nc * sizeof(*nn));
-		if (nn)
-			ix->name = nn;
-		const char **nm = nn ? realloc(ix->module, nc * sizeof(*nm)) : NULL;
-		if (nm)
-			ix->module = nm;
-		uint8_t *na = nm ? realloc(ix->ambiguous, nc) : NULL;
-		if (!na)
-			return -1;
-		ix->ambiguous = na;
-		ix->cap = nc;
-	}
-	ix->name[ix->n] = fn;
-	ix->module[ix->n] = module;
-	ix->ambiguous[ix->n] = 0;
+	if (vec_grow((void **)&ix->v, &ix->cap, ix->n + 1, sizeof(*ix->v)))
+		return -1;
+	ix->v[ix->n] = (struct fn_entry){ fn, module, 0 };
 	return strix_add(&ix->ix, at, (uint32_t)ix->n++);
 }
 
@@ -102,14 +91,12 @@ static int fn_ambiguous(const fn_ix *ix, const char *fn)
 {
 	size_t at;
 	uint32_t id = ix->n ? strix_find(&ix->ix, fn, strlen(fn), &at) : STRIX_NONE;
-	return id != STRIX_NONE && ix->ambiguous[id];
+	return id != STRIX_NONE && ix->v[id].ambiguous;
 }
 
 static void fn_free(fn_ix *ix)
 {
-	free(ix->name);
-	free(ix->module);
-	free(ix->ambiguous);
+	free(ix->v);
 	strix_free(&ix->ix);
 }
 

@@ -95,14 +95,8 @@ static int is_fn(int tag)
 
 static int cu_add(cu_index *ix, uint64_t lo, uint64_t hi, Dwarf_Die *die, uint32_t parent)
 {
-	if (ix->n == ix->cap) {
-		size_t cap = ix->cap ? ix->cap * 2 : 64;
-		fn_range *nv = realloc(ix->v, cap * sizeof(*nv));
-		if (!nv)
-			return -1;
-		ix->v = nv;
-		ix->cap = cap;
-	}
+	if (vec_grow((void **)&ix->v, &ix->cap, ix->n + 1, sizeof(*ix->v)))
+		return -1;
 	ix->v[ix->n++] = (fn_range){ lo, hi, *die, parent };
 	return 0;
 }

@@ -43,14 +43,8 @@ void source_free(app *a)
 
 static int add_row(source_pane *sp, size_t *cap, const char *s, size_t n)
 {
-	if (sp->nrows == *cap) {
-		size_t nc = *cap ? *cap * 2 : 64;
-		char **r = realloc(sp->rows, nc * sizeof(*r));
-		if (!r)
-			return -1;
-		sp->rows = r;
-		*cap = nc;
-	}
+	if (vec_grow((void **)&sp->rows, cap, sp->nrows + 1, sizeof(*sp->rows)))
+		return -1;
 	/* Tabs become spaces to the next multiple of 8; the rest is drawn
 	 * escaped by put_text. */
 	size_t tabs = 0;
