@@ -70,6 +70,16 @@ void chrome_draw(app *a, const screen_ops *ops);
 int put_text(app *a, int y, int x, int width, const char *s, attr_t at, int pad);
 /* Right-aligns s in width columns. */
 void put_right(app *a, int y, int x, int width, const char *s, attr_t at);
+/* A column of a list's header line: width, label, and whether the list is
+ * sorted by it (bold, with the sort arrow in its last column). */
+typedef struct head_col {
+	int width;
+	const char *label;
+	int sorted;
+} head_col;
+/* The header line above the list: the n cells right-aligned one column
+ * apart, then title over the rest of the line (title_attr added). */
+void head_line(app *a, const head_col *cols, int n, const char *title, attr_t title_attr);
 /* Formats v (bytes in human units, or a count) / a percentage of total. */
 const char *fmt_val(char *buf, size_t len, int64_t v, int objects);
 const char *fmt_pct(char *buf, size_t len, int64_t v, int64_t total);
@@ -79,8 +89,8 @@ const char *node_label(app *a, uint32_t node, char *buf, size_t len);
 /* The row at screen line y, or -1; and marks line y as showing row. */
 void line_set(app *a, int y, long row);
 /* Keeps the selection in view for a list whose row r is drawn on list line
- * line_of(r); returns the first list line to draw. */
-long scroll_lines(app *a, long sel_line, long nlines);
+ * line_of(r), in height lines; returns the first list line to draw. */
+long scroll_lines(app *a, long sel_line, long nlines, long height);
 
 #endif
 

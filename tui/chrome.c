@@ -162,10 +162,30 @@ void line_set(app *a, int y, long row)
 		a->line_row[y] = (int)row;
 }
 
-long scroll_lines(app *a, long sel_line, long nlines)
+void head_line(app *a, const head_col *cols, int n, const char *title, attr_t title_attr)
+{
+	int y = a->list_y - 1, x = 0;
+	attr_t at = a->attr[ATTR_HEAD];
+	wattrset(a->w, at);
+	mvwhline(a->w, y, 0, ' ', a->wd);
+	for (int i = 0; i < n; i++) {
+		const head_col *c = &cols[i];
+		if (c->sorted) {
+			put_right(a, y, x, c->width - 1, c->label, at | A_BOLD);
+			const char *arrow = a->v.reverse ? (a->utf8 ? "\xe2\x96\xb2" : "^") : (a->utf8 ? "\xe2\x96\xbc" : "v");
+			put_text(a, y, x + c->width - 1, 1, arrow, at | A_BOLD, 0);
+		} else {
+			put_right(a, y, x, c->width, c->label, at);
+		}
+		x += c->width + 1;
+	}
+	put_text(a, y, x, a->wd - x, title, at | title_attr, 1);
+}
+
+long scroll_lines(app *a, long sel_line, long nlines, long h)
 {
 	view_screen *s = view_cur(&a->v);
-	long top = (long)s->top, h = a->list_h;
+	long top = (long)s->top;
 	if (sel_line < top)
 		top = sel_line;
 	if (sel_line >= top + h)

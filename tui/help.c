@@ -12,7 +12,7 @@ static void help_draw(app *a)
 	mvwhline(a->w, y, 0, ' ', a->wd);
 	put_text(a, y, 0, a->wd, " key            action        (q, Esc, ? or Enter: back)", a->attr[ATTR_HEAD], 1);
 	long n = (long)view_help_count;
-	long top = scroll_lines(a, (long)s->sel, n);
+	long top = scroll_lines(a, (long)s->sel, n, a->list_h);
 	for (int i = 0; i < a->list_h && top + i < n; i++) {
 		const view_help_line *h = &view_help_lines[top + i];
 		int yy = a->list_y + i;

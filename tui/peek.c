@@ -55,25 +55,15 @@ static void peek_draw(app *a)
 {
 	view *v = &a->v;
 	view_screen *s = view_cur(v);
-	int y = a->list_y - 1;
-	wattrset(a->w, a->attr[ATTR_HEAD]);
-	mvwhline(a->w, y, 0, ' ', a->wd);
-	int x = 0;
-	put_right(a, y, x, W_VAL, v->objects ? "objects" : "bytes", a->attr[ATTR_HEAD]);
-	x += W_VAL + 1;
-	put_right(a, y, x, W_PCT, "total%", a->attr[ATTR_HEAD]);
-	x += W_PCT + 1;
-	put_right(a, y, x, W_PCT, "node%", a->attr[ATTR_HEAD]);
-	x += W_PCT + 1;
-	put_right(a, y, x, W_OBJ, v->objects ? "bytes" : "objects", a->attr[ATTR_HEAD]);
-	x += W_OBJ + 1;
-	put_text(a, y, x, a->wd - x, "name", a->attr[ATTR_HEAD], 1);
+	const head_col cols[] = { { W_VAL, v->objects ? "objects" : "bytes", 0 }, { W_PCT, "total%", 0 },
+				  { W_PCT, "node%", 0 }, { W_OBJ, v->objects ? "bytes" : "objects", 0 } };
+	head_line(a, cols, 4, "name", 0);
 
 	if (!v->cg_valid)
 		return;
 	size_t nc = v->cg.ncallers_shown, ne = v->cg.ncallees_shown, n = nc + 1 + ne;
 	long nlines = (long)n + 2;
-	long top = scroll_lines(a, s->sel == 0 ? 0 : line_of(v, (long)s->sel), nlines);
+	long top = scroll_lines(a, s->sel == 0 ? 0 : line_of(v, (long)s->sel), nlines, a->list_h);
 	for (int i = 0; i < a->list_h; i++) {
 		long l = top + i;
 		int yy = a->list_y + i;

@@ -226,16 +226,9 @@ static void source_draw(app *a)
 	view *v = &a->v;
 	view_screen *s = view_cur(v);
 	source_pane *sp = a->src;
-	int y = a->list_y - 1, x = 0;
-	wattrset(a->w, a->attr[ATTR_HEAD]);
-	mvwhline(a->w, y, 0, ' ', a->wd);
-	put_right(a, y, x, W_VAL, "flat", a->attr[ATTR_HEAD]);
-	x += W_VAL + 1;
-	put_right(a, y, x, W_VAL, "cum", a->attr[ATTR_HEAD]);
-	x += W_VAL + 1;
-	put_right(a, y, x, W_LINE, "line", a->attr[ATTR_HEAD]);
-	x += W_LINE + 2;
-	put_text(a, y, x, a->wd - x, "inline chain (addr2line -Cif), then the source", a->attr[ATTR_HEAD], 1);
+	/* The text stands two apart from the line column, as in the rows. */
+	const head_col cols[] = { { W_VAL, "flat", 0 }, { W_VAL, "cum", 0 }, { W_LINE, "line", 0 } };
+	head_line(a, cols, 3, " inline chain (addr2line -Cif), then the source", 0);
 	if (!sp || !sp->nrows)
 		return;
 	if (vals_update(a, sp))
@@ -247,16 +240,7 @@ static void source_draw(app *a)
 		put_text(a, a->list_y + i, 0, a->wd, sp->rows[r], r + 1 == sp->nchain ? a->attr[ATTR_LABEL] : A_BOLD, 1);
 	}
 	long h = a->list_h - head, n = (long)(sp->nrows - sp->nchain);
-	long top = (long)s->top, sl = (long)s->sel;
-	if (sl < top)
-		top = sl;
-	if (sl >= top + h)
-		top = sl - h + 1;
-	if (top + h > n)
-		top = n > h ? n - h : 0;
-	if (top < 0)
-		top = 0;
-	s->top = (size_t)top;
+	long top = scroll_lines(a, (long)s->sel, n, h);
 	enum agg_metric m = view_metric(v);
 	const char *(*fmt)(char *, size_t, int64_t, int) = app_in_diff(a) ? fmt_delta : fmt_val;
 	char b[64];
@@ -269,7 +253,7 @@ static void source_draw(app *a)
 		int hl = ln == sp->line;
 		attr_t at = sel ? a->attr[ATTR_SEL] : hl ? A_BOLD : A_NORMAL;
 		const sym_line_vals *lv = ln <= sp->nvals && sp->vals ? &sp->vals[ln] : NULL;
-		x = 0;
+		int x = 0;
 		int64_t fl = lv ? lv->flat[m] : 0, cu = lv ? lv->cum[m] : 0;
 		put_right(a, yy, x, W_VAL, fl ? fmt(b, sizeof(b), fl, v->objects) : ".", at);
 		put_text(a, yy, x + W_VAL, 1, " ", at, 1);

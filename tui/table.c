@@ -5,44 +5,22 @@
 
 enum { W_RANK = 5, W_VAL = 9, W_PCT = 6, W_OBJ = 8 };
 
-/* A header cell, right-aligned, with the sort arrow in its last column. */
-static void head_cell(app *a, int y, int x, int w, const char *label, int marked)
-{
-	view *v = &a->v;
-	attr_t at = a->attr[ATTR_HEAD];
-	if (!marked) {
-		put_right(a, y, x, w, label, at);
-		return;
-	}
-	put_right(a, y, x, w - 1, label, at | A_BOLD);
-	const char *arrow = v->reverse ? (a->utf8 ? "\xe2\x96\xb2" : "^") : (a->utf8 ? "\xe2\x96\xbc" : "v");
-	put_text(a, y, x + w - 1, 1, arrow, at | A_BOLD, 0);
-}
-
 static void table_draw(app *a)
 {
 	view *v = &a->v;
 	view_screen *s = view_cur(v);
-	int y = a->list_y - 1, x = 0;
-	const char *unit = v->objects ? "bytes" : "objects";
-	wattrset(a->w, a->attr[ATTR_HEAD]);
-	mvwhline(a->w, y, 0, ' ', a->wd);
-	head_cell(a, y, x, W_RANK, "#", 0);
-	x += W_RANK + 1;
-	head_cell(a, y, x, W_VAL, "flat", v->sort == VIEW_SORT_FLAT);
-	x += W_VAL + 1;
-	head_cell(a, y, x, W_PCT, "flat%", 0);
-	x += W_PCT + 1;
-	head_cell(a, y, x, W_PCT, "sum%", 0);
-	x += W_PCT + 1;
-	head_cell(a, y, x, W_VAL, "cum", v->sort == VIEW_SORT_CUM);
-	x += W_VAL + 1;
-	head_cell(a, y, x, W_PCT, "cum%", 0);
-	x += W_PCT + 1;
-	head_cell(a, y, x, W_OBJ, unit, v->sort == VIEW_SORT_OBJS);
-	x += W_OBJ + 1;
-	put_text(a, y, x, a->wd - x, v->sort == VIEW_SORT_NAME ? (v->reverse ? "name ^" : "name v") : "name",
-		 a->attr[ATTR_HEAD] | (v->sort == VIEW_SORT_NAME ? A_BOLD : 0), 1);
+	const head_col cols[] = {
+		{ W_RANK, "#", 0 },
+		{ W_VAL, "flat", v->sort == VIEW_SORT_FLAT },
+		{ W_PCT, "flat%", 0 },
+		{ W_PCT, "sum%", 0 },
+		{ W_VAL, "cum", v->sort == VIEW_SORT_CUM },
+		{ W_PCT, "cum%", 0 },
+		{ W_OBJ, v->objects ? "bytes" : "objects", v->sort == VIEW_SORT_OBJS },
+	};
+	head_line(a, cols, (int)(sizeof(cols) / sizeof(cols[0])),
+		  v->sort == VIEW_SORT_NAME ? (v->reverse ? "name ^" : "name v") : "name",
+		  v->sort == VIEW_SORT_NAME ? A_BOLD : 0);
 
 	size_t n = view_nrows(v);
 	if (!n) {
@@ -52,7 +30,7 @@ static void table_draw(app *a)
 		put_text(a, a->list_y + 1, 2, a->wd - 2, msg, A_BOLD, 0);
 		return;
 	}
-	long top = scroll_lines(a, (long)s->sel, (long)n);
+	long top = scroll_lines(a, (long)s->sel, (long)n, a->list_h);
 	/* A snapshot diff: signed growths, rows new since the earlier one marked. */
 	int diff = app_in_diff(a);
 	const char *(*fmt)(char *, size_t, int64_t, int) = diff ? fmt_delta : fmt_val;
@@ -69,7 +47,7 @@ static void table_draw(app *a)
 		int yy = a->list_y + i, sel = (size_t)r == s->sel;
 		attr_t at = sel ? a->attr[ATTR_SEL] : A_NORMAL;
 		line_set(a, yy, r);
-		x = 0;
+		int x = 0;
 		snprintf(b, sizeof(b), "%ld", r + 1);
 		put_right(a, yy, x, W_RANK, b, at);
 		put_text(a, yy, x + W_RANK, 1, " ", at, 1);

@@ -9,25 +9,15 @@ static void tree_draw(app *a)
 {
 	view *v = &a->v;
 	view_screen *s = view_cur(v);
-	int y = a->list_y - 1, x = 0;
-	wattrset(a->w, a->attr[ATTR_HEAD]);
-	mvwhline(a->w, y, 0, ' ', a->wd);
-	put_right(a, y, x, W_VAL, "cum", a->attr[ATTR_HEAD]);
-	x += W_VAL + 1;
-	put_right(a, y, x, W_PCT, "cum%", a->attr[ATTR_HEAD]);
-	x += W_PCT + 1;
-	put_right(a, y, x, W_VAL, "flat", a->attr[ATTR_HEAD]);
-	x += W_VAL + 1;
-	put_right(a, y, x, W_PCT, "flat%", a->attr[ATTR_HEAD]);
-	x += W_PCT + 1;
-	put_text(a, y, x, a->wd - x, "call path (outermost first)", a->attr[ATTR_HEAD], 1);
+	const head_col cols[] = { { W_VAL, "cum", 0 }, { W_PCT, "cum%", 0 }, { W_VAL, "flat", 0 }, { W_PCT, "flat%", 0 } };
+	head_line(a, cols, 4, "call path (outermost first)", 0);
 	size_t n = view_nrows(v);
 	if (!n) {
 		put_text(a, a->list_y + 1, 2, a->wd - 2, v->alloc ? "This profile has no samples."
 				: "Nothing is in use in this profile: s shows alloc space.", A_BOLD, 0);
 		return;
 	}
-	long top = scroll_lines(a, (long)s->sel, (long)n);
+	long top = scroll_lines(a, (long)s->sel, (long)n, a->list_h);
 	enum agg_metric m = view_metric(v);
 	int64_t total = view_total(v);
 	const char *(*fmt)(char *, size_t, int64_t, int) = app_in_diff(a) ? fmt_delta : fmt_val;
@@ -38,7 +28,7 @@ static void tree_draw(app *a)
 		int yy = a->list_y + i;
 		attr_t at = (size_t)r == s->sel ? a->attr[ATTR_SEL] : A_NORMAL;
 		line_set(a, yy, r);
-		x = 0;
+		int x = 0;
 		put_right(a, yy, x, W_VAL, fmt(b, sizeof(b), t->cum[m], v->objects), at);
 		put_text(a, yy, x + W_VAL, 1, " ", at, 1);
 		x += W_VAL + 1;
