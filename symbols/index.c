@@ -6,6 +6,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <gelf.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,6 +92,23 @@ static ix_slot *ix_find(sym *s, const void *dm, uint64_t key)
 static int is_fn(int tag)
 {
 	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
+}
+
+/* How many of the n entries (stride bytes apart, sorted by the u64 key at
+ * offset off) have a key <= pc: a binary search. */
+static size_t count_le(const void *v, size_t n, size_t stride, size_t off, uint64_t pc)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		uint64_t key;
+		memcpy(&key, (const char *)v + mid * stride + off, sizeof(key));
+		if (key <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 static int cu_add(cu_index *ix, uint64_t lo, uint64_t hi, Dwarf_Die *die, uint32_t parent)
@@ -186,14 +204,7 @@ int sym_fn_scopes(sym *s, Dwfl_Module *dm, Dwarf_Die *cu, uint64_t pc, Dwarf_Die
 	if (!ix || !ix->n)
 		return 0;
 	/* Last range starting at or before pc. */
-	size_t lo = 0, hi = ix->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (ix->v[mid].lo <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = count_le(ix->v, ix->n, sizeof(*ix->v), offsetof(fn_range, lo), pc);
 	/* Ranges nest, so the containing one that starts last is innermost;
 	 * on equal starts the later (inner) one comes first going back. */
 	size_t i = lo;
@@ -259,14 +270,7 @@ const char *sym_elf_name(sym *s, Dwfl_Module *dm, uint64_t pc)
 	sym_table *t = symtab_get(s, dm);
 	if (!t || !t->n)
 		return NULL;
-	size_t lo = 0, hi = t->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (t->v[mid].addr <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = count_le(t->v, t->n, sizeof(*t->v), offsetof(elf_sym, addr), pc);
 	/* At the greatest address <= pc the best symbol sorts last: a sized
 	 * one must hold pc; an unsized one is the nearest label. */
 	if (!lo)
