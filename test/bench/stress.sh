@@ -36,6 +36,18 @@ sumf() {
 	"$MPROF" --top=flat ${3:+--alloc} --format=tsv --no-symbols --granularity=address "$1" |
 	awk -F '\t' -v f="($2+" 'NR > 1 && index($5, f) { b += $1; o += $2 } END { printf "%.0f %.0f\n", b, o }'
 }
+# threads_exact NAME DUMP ERR: stress_threads' dump against the program's
+# own figures on stderr (ERR: ring bytes, objects, box bytes, objects,
+# allocations); the allocations are left in $allocs.
+threads_exact() {
+	set -- "$1" "$2" $(cat "$3")
+	check "$1: thread rings in use" "$(sumf "$2" thread_alloc)" "$3 $4"
+	check "$1: box blocks in use" "$(sumf "$2" box_alloc)" "$5 $6"
+	a=$(sumf "$2" thread_alloc alloc | cut -d' ' -f2)
+	b=$(sumf "$2" box_alloc alloc | cut -d' ' -f2)
+	check "$1: every allocation counted" "$((a + b))" "$7"
+	allocs=$7
+}
 # run NAME SECONDS CMD...: runs CMD under a timeout; peak RSS (KiB) in
 # $TMP/NAME.rss, CPU seconds in $TMP/NAME.cpu, stderr in $TMP/NAME.err.
 run() {
@@ -56,12 +68,7 @@ echo "== 16 threads, 200,000 operations each, blocks freed by other threads"
 run plain16 300 "$TMP/stress_threads" 16 200000
 run hook16 300 env MPROF_OUT="$TMP/t16.pro" LD_PRELOAD="$HOOK" "$TMP/stress_threads" 16 200000
 check "16 threads: exit status" "$?" 0
-set -- $(cat "$TMP/hook16.err")
-check "16 threads: thread rings in use" "$(sumf "$TMP/t16.pro" thread_alloc)" "$1 $2"
-check "16 threads: box blocks in use" "$(sumf "$TMP/t16.pro" box_alloc)" "$3 $4"
-a=$(sumf "$TMP/t16.pro" thread_alloc alloc | cut -d' ' -f2)
-b=$(sumf "$TMP/t16.pro" box_alloc alloc | cut -d' ' -f2)
-check "16 threads: every allocation counted" "$((a + b))" "$5"
+threads_exact "16 threads" "$TMP/t16.pro" "$TMP/hook16.err"
 echo "      CPU $(cat "$TMP/plain16.cpu") s plain, $(cat "$TMP/hook16.cpu") s hooked;" \
 	"peak RSS $(cat "$TMP/plain16.rss") KiB plain, $(cat "$TMP/hook16.rss") KiB hooked" \
 	"(+$(( $(cat "$TMP/hook16.rss") - $(cat "$TMP/plain16.rss") )) KiB)"
@@ -121,13 +128,8 @@ while kill -0 "$pid" 2> /dev/null; do
 done
 wait "$pid"
 check "soak: exit status" "$?" 0
-set -- $(cat "$TMP/soak.err")
-check "soak: thread rings in use" "$(sumf "$TMP/soak.pro" thread_alloc)" "$1 $2"
-check "soak: box blocks in use" "$(sumf "$TMP/soak.pro" box_alloc)" "$3 $4"
-a=$(sumf "$TMP/soak.pro" thread_alloc alloc | cut -d' ' -f2)
-b=$(sumf "$TMP/soak.pro" box_alloc alloc | cut -d' ' -f2)
-check "soak: every allocation counted" "$((a + b))" "$5"
-echo "      $5 allocations; $snaps live snapshots and SIGUSR2 dumps;" \
+threads_exact soak "$TMP/soak.pro" "$TMP/soak.err"
+echo "      $allocs allocations; $snaps live snapshots and SIGUSR2 dumps;" \
 	"RSS ${rss_min:-?} KiB after 1 s, ${rss_max} KiB at most"
 [ "$fail" -eq 0 ] && echo "stress: all exact, no deadlock" || echo "stress: FAILURES"
 exit "$fail"
