@@ -333,6 +333,25 @@ void app_set_grans(app *a, int first)
 	view_set_gran_builder(&a->v, gran_build, a);
 }
 
+int app_view_open(app *a, const prof *p, int first, const char *title)
+{
+	prof_nodemap *m = calloc(1, sizeof(*m));
+	agg *ag = calloc(1, sizeof(*ag));
+	int built = m && ag && !sym_nodemap(m, p, app_sym(a), (enum sym_gran)first);
+	if (!built || agg_compute(ag, p, m) || view_init(&a->v, p, m, ag, title)) {
+		if (built) {
+			nodemap_free(m);
+			agg_free(ag);   /* empty when agg_compute failed */
+		}
+		free(m);
+		free(ag);
+		return -1;
+	}
+	a->v.gran[0].owned = 1;   /* the view frees m and ag from here on */
+	app_set_grans(a, first);
+	return 0;
+}
+
 int app_in_diff(const app *a)
 {
 	return live_in_diff(a) || filediff_on(a) || rec_in_diff(a);

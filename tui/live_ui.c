@@ -716,21 +716,13 @@ int tui_live(const tui_live_opts *o)
 	lv.interval_ms = o->interval_ms > 0 ? o->interval_ms : 500;
 	lv.so = o->so;
 	int rc = 1;
-	prof_nodemap *m = calloc(1, sizeof(*m));
-	agg *ag = calloc(1, sizeof(*ag));
-	if (!m || !ag || follow_sync(&lv.f) < 0)
+	if (follow_sync(&lv.f) < 0)
 		goto oom;
 	sym_reopen(&lv);
-	if (sym_nodemap(m, lv.f.p, lv.sy, (enum sym_gran)o->gran) || agg_compute(ag, lv.f.p, m))
-		goto oom;
 	a.live = &lv;
 	title_update(&a);
-	if (view_init(&a.v, lv.f.p, m, ag, lv.title))
+	if (app_view_open(&a, lv.f.p, o->gran, lv.title))
 		goto oom;
-	a.v.gran[0].owned = 1;   /* the view frees m and ag from here on */
-	m = NULL;
-	ag = NULL;
-	app_set_grans(&a, o->gran);
 	if (o->alloc)
 		view_toggle_alloc(&a.v);
 	if (o->objects)
@@ -759,12 +751,6 @@ oom:
 	if (o->argv)
 		child_stop(&lv);
 out:
-	if (m)
-		nodemap_free(m);
-	if (ag)
-		agg_free(ag);
-	free(m);
-	free(ag);
 	for (int i = 0; i < lv.nsnaps; i++)
 		snap_free(&lv.snaps[i]);
 	prof_free(lv.d);

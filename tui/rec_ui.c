@@ -346,20 +346,12 @@ int tui_rec(recording *r, const rec_opts *o)
 	u.sy = so.no_symbols && o->gran == SYM_GRAN_ADDRESS ? NULL : sym_open(r->p, &so);
 	u.cur = peak_bucket(r);   /* open on the peak: the first question */
 	int rc = 1;
-	prof_nodemap *m = calloc(1, sizeof(*m));
-	agg *ag = calloc(1, sizeof(*ag));
 	rec_seek(r, r->tl[u.cur].peak_ev);
-	if (!m || !ag || sym_nodemap(m, r->p, u.sy, (enum sym_gran)o->gran) || agg_compute(ag, r->p, m))
-		goto oom;
 	a.rec = &u;
 	a.sy = u.sy;
 	title_update(&a);
-	if (view_init(&a.v, r->p, m, ag, u.title))
+	if (app_view_open(&a, r->p, o->gran, u.title))
 		goto oom;
-	a.v.gran[0].owned = 1;
-	m = NULL;
-	ag = NULL;
-	app_set_grans(&a, o->gran);
 	if (o->ro.alloc)
 		view_toggle_alloc(&a.v);
 	if (o->ro.objects)
@@ -374,12 +366,6 @@ int tui_rec(recording *r, const rec_opts *o)
 oom:
 	fprintf(stderr, "mprof-tui: %s: out of memory\n", r->dir);
 out:
-	if (m)
-		nodemap_free(m);
-	if (ag)
-		agg_free(ag);
-	free(m);
-	free(ag);
 	source_free(&a);
 	nodeinfo_free(&a);
 	prof_free(u.d);
