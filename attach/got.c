@@ -1,10 +1,16 @@
-/* got.c - a hook loaded into a running process (mprof-tui --inject dlopens
- * it) is not the program's malloc: every call is already bound to libc's.
- * Point the GOT slots of the allocation functions in every loaded module
- * (but the hook and libc themselves, the loader and the vdso) at the hook,
- * and again in modules dlopened later (dlopen's own slots lead through
- * got_dlopen); remember each slot's old value so mprof_detach puts it back.
- * Memory is mmap'd; a spinlock orders patchers and the detacher. */
+/* got.c - where the program's calls do not reach the hook by symbol
+ * interposition, its GOT slots are pointed at the hook: a hook loaded into a
+ * running process (mprof-tui --inject dlopens it), whose program is already
+ * bound to its allocator, and names the hook does not export (mallocx,
+ * tc_malloc).  Each slot of such a name in every loaded module (but the
+ * hook, libc, the loader, the vdso and the allocator providing malloc, whose
+ * own calls stay its own) is patched, and again in modules loaded later
+ * (dlopen's slots lead through got_dlopen when injected; under preload the
+ * hook rescans when the loader's object count changes); each slot's old
+ * value is kept so mprof_detach puts it back.  The hook forwards every call
+ * to the definition the program's own lookup reaches (hook_fn.real), so a
+ * block is always freed by the allocator that made it, before and after
+ * detach.  Memory is mmap'd; a spinlock orders patchers and the detacher. */
 #include "attach/hook.h"
 
 #include <dlfcn.h>
@@ -28,7 +34,8 @@ static got_slot *slots;   /* mmap'd, slots_cap entries */
 static size_t nslots, slots_cap;
 static int got_lock;
 static int got_on;        /* patched and not detached */
-static uint64_t self_base;
+static int got_dl;        /* dlopen's slots are patched too */
+static uint64_t self_base, provider_base;
 
 static void *got_dlopen(const char *file, int mode);
 
@@ -47,10 +54,13 @@ static void unlock(void)
 static void *target_of(const char *name)
 {
 	if (!strcmp(name, "dlopen"))
-		return (void *)got_dlopen;
-	for (const got_target *t = hook_got_targets; t->name; t++)
-		if (!strcmp(t->name, name))
-			return t->fn;
+		return got_dl ? (void *)got_dlopen : NULL;
+	for (const hook_fn *e = hook_c_fns; e->name; e++)
+		if (e->got && e->real && !strcmp(e->name, name))
+			return e->wrapper;
+	for (const hook_fn *e = hook_ext_fns; e->name; e++)
+		if (e->got && e->real && !strcmp(e->name, name))
+			return e->wrapper;
 	return NULL;
 }
 
@@ -60,10 +70,13 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* libc (the allocator the hook forwards to), the loader: never patched. */
+/* The hook, libc, the loader, the allocator providing malloc: never patched. */
 static int skip_module(struct dl_phdr_info *info)
 {
 	if (info->dlpi_addr == self_base)
+		return 1;
+	/* The executable (no name) is patched even when it defines malloc. */
+	if (provider_base && info->dlpi_addr == provider_base && info->dlpi_name && info->dlpi_name[0])
 		return 1;
 	if (info->dlpi_addr && info->dlpi_addr == getauxval(AT_SYSINFO_EHDR))
 		return 1;
@@ -198,19 +211,21 @@ static int patch_module(struct dl_phdr_info *info, size_t sz, void *arg)
 
 int got_late(void)
 {
-	const got_target *m = hook_got_targets;   /* malloc comes first */
-	void *def = dlsym(RTLD_DEFAULT, m->name);
-	return def && def != m->fn;
+	return hook_c_fns[HF_MALLOC].got;
 }
 
-int got_patch_all(void)
+int got_patch_all(int with_dlopen)
 {
 	Dl_info di;
 	if (!self_base && dladdr((void *)got_patch_all, &di))
 		self_base = (uint64_t)(uintptr_t)di.dli_fbase;
+	void *m = hook_c_fns[HF_MALLOC].real;
+	if (!provider_base && m && dladdr(m, &di))
+		provider_base = (uint64_t)(uintptr_t)di.dli_fbase;
 	int count = 0;
 	lock();
 	got_on = 1;
+	got_dl = with_dlopen;
 	dl_iterate_phdr(patch_module, &count);
 	unlock();
 	return count;
@@ -250,8 +265,11 @@ int got_restore_all(void)
 /* 1 when p is one of the hook's replacements. */
 int target_of_ptr(const void *p)
 {
-	for (const got_target *t = hook_got_targets; t->name; t++)
-		if (t->fn == p)
+	for (const hook_fn *e = hook_c_fns; e->name; e++)
+		if (e->wrapper == p)
+			return 1;
+	for (const hook_fn *e = hook_ext_fns; e->name; e++)
+		if (e->wrapper == p)
 			return 1;
 	return 0;
 }
@@ -261,7 +279,7 @@ static void *got_dlopen(const char *file, int mode)
 {
 	void *h = dlopen(file, mode);
 	if (h && __atomic_load_n(&got_on, __ATOMIC_ACQUIRE))
-		got_patch_all();
+		got_patch_all(1);
 	return h;
 }
 
@@ -284,7 +302,7 @@ EXPORT int mprof_attach(void)
 	seg_header *h = hook_seg;
 	if (!h || !(h->flags & SEG_FLAG_LATE))
 		return -1;
-	int n = got_patch_all();
+	int n = got_patch_all(1);
 	__atomic_and_fetch(&h->flags, ~(uint32_t)SEG_FLAG_DETACHED, __ATOMIC_RELEASE);
 	return n;
 }

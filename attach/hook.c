@@ -34,6 +34,8 @@ static void *(*real_realloc)(void *, size_t);
 static int (*real_posix_memalign)(void **, size_t, size_t);
 static void *(*real_aligned_alloc)(size_t, size_t);
 static void *(*real_memalign)(size_t, size_t);
+static size_t (*real_usable)(void *);
+static void hook_init(void);
 
 /* 0 not started, 1 starting, 2 recording, 3 passing through. */
 static int hook_state;
@@ -42,7 +44,11 @@ static size_t page_size = 4096;
 static uint64_t seg_size;
 static char out_path[4096];
 static int out_v1, forked_child;
+static int descendant;    /* exec'd by a hooked process: names its dump */
+static int forks_dump;    /* MPROF_FORKS=1: forked children dump too */
+static char prog_name[48];
 static unsigned dump_seq;
+static int got_any;       /* some entry is reached through GOT slots only */
 
 /* Counter lanes: lane 0 is shared (atomic adds); a thread claims one of
  * lanes 1..lane_count-1 for itself (plain stores) and frees it at exit. */
@@ -238,27 +244,74 @@ static void strip_preload(void)
 	}
 }
 
+/* The program's name for dump names: argv[0]'s last part, made safe. */
+static void prog_name_init(void)
+{
+	extern char *program_invocation_short_name;
+	const char *n = program_invocation_short_name;
+	size_t k = 0;
+	for (; n && *n && k + 1 < sizeof(prog_name); n++)
+		prog_name[k++] = (*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') || (*n >= '0' && *n <= '9') ||
+					 *n == '.' || *n == '-' || *n == '+' || *n == '_' ? *n : '_';
+	prog_name[k] = 0;
+	if (!k)
+		strcpy(prog_name, "prog");
+}
+
+/* 1 when the parent process is recording too (this one was exec'd by it):
+ * its segment is there, made by that pid. */
+static int parent_hooked(void)
+{
+	char path[64];
+	seg_path(path, sizeof(path), (int)getppid());
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;
+	seg_header hd;
+	ssize_t n = pread(fd, &hd, sizeof(hd), 0);
+	close(fd);
+	return n == (ssize_t)sizeof(hd) && !memcmp(hd.magic, SEG_MAGIC, 8) && hd.pid == (int64_t)getppid();
+}
+
+/* MPROF_OUT with %p (pid) and %e (program) expanded.  The process the user
+ * started writes that name; every other one (forked, or exec'd by a hooked
+ * process) adds ".PROGRAM.PID" before the extension, the parts %e and %p
+ * did not already give, so no dump overwrites another's.  SIGUSR2 dumps
+ * end in ".N". */
 static void dump_path(char *dst, size_t cap, unsigned seq)
 {
 	char base[4096];
 	size_t k = 0;
-	for (const char *s = out_path; *s && k + 24 < sizeof(base); s++) {
+	int has_pid = 0, has_prog = 0;
+	for (const char *s = out_path; *s && k + 64 < sizeof(base); s++) {
 		if (s[0] == '%' && s[1] == 'p') {
 			k += (size_t)snprintf(base + k, sizeof(base) - k, "%d", (int)getpid());
+			has_pid = 1;
+			s++;
+		} else if (s[0] == '%' && s[1] == 'e') {
+			k += (size_t)snprintf(base + k, sizeof(base) - k, "%.40s", prog_name);
+			has_prog = 1;
 			s++;
 		} else {
 			base[k++] = *s;
 		}
 	}
 	base[k] = 0;
-	int has_pid = strstr(out_path, "%p") != NULL;
-	char pid[32] = "";
-	if (forked_child && !has_pid)
+	char tag[96] = "";
+	if ((forked_child || descendant) && !(has_pid && has_prog)) {
+		char pid[24];
 		snprintf(pid, sizeof(pid), ".%d", (int)getpid());
+		snprintf(tag, sizeof(tag), "%s%s%s", has_prog ? "" : ".", has_prog ? "" : prog_name, has_pid ? "" : pid);
+	}
+	const char *slash = strrchr(base, '/');
+	char *dot = strrchr(slash ? slash + 1 : base, '.');
+	if (dot == (slash ? slash + 1 : base))
+		dot = NULL;   /* a leading dot names a hidden file, not an extension */
+	size_t stem = dot ? (size_t)(dot - base) : strlen(base);
+	char suffix[24] = "";
 	if (seq)
-		snprintf(dst, cap, "%s%s.%u", base, pid, seq);
-	else
-		snprintf(dst, cap, "%s%s", base, pid);
+		snprintf(suffix, sizeof(suffix), ".%u", seq);
+	snprintf(dst, cap, "%.*s%s%s%s", (int)stem, base, tag, base + stem, suffix);
 }
 
 static void on_usr2(int sig)
@@ -354,7 +407,7 @@ __attribute__((destructor)) static void hook_fini(void)
 	if (!th.busy++)
 		ring_flush(h, &th);
 	record_stop();
-	if (out_path[0]) {
+	if (out_path[0] && (!forked_child || forks_dump)) {
 		char path[4200];
 		dump_path(path, sizeof(path), 0);
 		modules_scan(h, 0);
@@ -382,13 +435,58 @@ EXPORT void _Exit(int status)
 	_exit(status);
 }
 
-static void *next_sym(const char *name)
+/* A C++ operator no library in the global scope defines (a C program
+ * that dlopened a C++ library locally): its C++ runtime's definition. */
+static void *cxx_runtime_sym(const char *name, const void *self)
 {
-	return dlsym(RTLD_NEXT, name);
+	static const char *const libs[] = { "libstdc++.so.6", "libc++.so.1", NULL };
+	for (int i = 0; libs[i]; i++) {
+		void *h = dlopen(libs[i], RTLD_LAZY | RTLD_NOLOAD);
+		if (!h)
+			continue;
+		void *f = dlsym(h, name);
+		dlclose(h);
+		if (f && f != self)
+			return f;
+	}
+	return NULL;
 }
 
-/* A function found after malloc's provider but from another library would
- * hand out blocks that provider cannot free: use posix_memalign instead. */
+void hook_fn_resolve(hook_fn *e)
+{
+	void *def = dlsym(RTLD_DEFAULT, e->name);
+	void *r = NULL;
+	int got = 0;
+	if (def && def != e->wrapper) {
+		r = def;   /* the program's lookup does not reach the hook */
+		got = 1;
+	} else if (e->exported) {
+		r = dlsym(RTLD_NEXT, e->name);
+		if (r == e->wrapper)
+			r = NULL;
+		if (!r && e->name[0] == '_' && e->name[1] == 'Z')
+			r = cxx_runtime_sym(e->name, e->wrapper);
+	}
+	e->got = got;
+	__atomic_store_n(&e->real, r, __ATOMIC_RELEASE);
+}
+
+void *hook_fn_real(hook_fn *e)
+{
+	void *r = __atomic_load_n(&e->real, __ATOMIC_ACQUIRE);
+	if (unlikely(!r)) {
+		if (!__atomic_load_n(&hook_state, __ATOMIC_ACQUIRE))
+			hook_init();
+		th.busy++;
+		hook_fn_resolve(e);
+		busy_done();
+		r = __atomic_load_n(&e->real, __ATOMIC_ACQUIRE);
+	}
+	return r;
+}
+
+/* An aligned allocator found elsewhere than malloc's provider would hand
+ * out blocks that provider cannot free: posix_memalign is used instead. */
 static void *same_provider(void *fn)
 {
 	Dl_info a, b;
@@ -397,19 +495,35 @@ static void *same_provider(void *fn)
 	return fn;
 }
 
+/* Every entry point's real function; got_any when some need GOT slots. */
+static void resolve_all(void)
+{
+	for (hook_fn *e = hook_c_fns; e->name; e++)
+		hook_fn_resolve(e);
+	for (hook_fn *e = hook_ext_fns; e->name; e++)
+		hook_fn_resolve(e);
+	*(void **)&real_malloc = hook_c_fns[HF_MALLOC].real;
+	*(void **)&real_free = hook_c_fns[HF_FREE].real;
+	*(void **)&real_calloc = hook_c_fns[HF_CALLOC].real;
+	*(void **)&real_realloc = hook_c_fns[HF_REALLOC].real;
+	*(void **)&real_posix_memalign = hook_c_fns[HF_POSIX_MEMALIGN].real;
+	*(void **)&real_aligned_alloc = same_provider(hook_c_fns[HF_ALIGNED_ALLOC].real);
+	*(void **)&real_memalign = same_provider(hook_c_fns[HF_MEMALIGN].real);
+	*(void **)&real_usable = hook_c_fns[HF_USABLE].real;
+	got_any = 0;
+	for (hook_fn *e = hook_c_fns; e->name; e++)
+		got_any |= e->got && e->real;
+	for (hook_fn *e = hook_ext_fns; e->name; e++)
+		got_any |= e->got && e->real;
+}
+
 static void hook_init(void)
 {
 	int expect = 0;
 	if (!__atomic_compare_exchange_n(&hook_state, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return;
 	th.busy++;
-	*(void **)&real_malloc = next_sym("malloc");
-	*(void **)&real_free = next_sym("free");
-	*(void **)&real_calloc = next_sym("calloc");
-	*(void **)&real_realloc = next_sym("realloc");
-	*(void **)&real_posix_memalign = next_sym("posix_memalign");
-	*(void **)&real_aligned_alloc = same_provider(next_sym("aligned_alloc"));
-	*(void **)&real_memalign = same_provider(next_sym("memalign"));
+	resolve_all();
 	if (!real_malloc || !real_free || !real_calloc || !real_realloc || !real_posix_memalign) {
 		say("cannot find the next allocator: not recording", "", "");
 		__atomic_store_n(&hook_state, 3, __ATOMIC_RELEASE);
@@ -437,6 +551,9 @@ static void hook_init(void)
 	out_v1 = fmt && !strcmp(fmt, "skynet");
 	if (fmt && *fmt && !out_v1 && strcmp(fmt, "native"))
 		say("MPROF_FORMAT: use native or skynet; using native", "", "");
+	forks_dump = (int)env_num("MPROF_FORKS", 0, 0, 1);
+	prog_name_init();
+	descendant = parent_hooked();
 	const char *follow = getenv("MPROF_FOLLOW");
 	if (follow && !strcmp(follow, "0"))
 		strip_preload();
@@ -478,10 +595,10 @@ static void hook_init(void)
 	if (rec_dir && *rec_dir)
 		record_start(h, rec_dir);
 	__atomic_store_n(&hook_state, 2, __ATOMIC_RELEASE);
-	if (got_late()) {   /* dlopened into a running program (mprof-tui --inject) */
+	if (got_late())   /* dlopened into a running program (mprof-tui --inject) */
 		h->flags |= SEG_FLAG_LATE;
-		got_patch_all();
-	}
+	if (got_any)
+		got_patch_all(got_late());
 	th.busy--;
 }
 
@@ -587,8 +704,8 @@ static void record_alloc(void *p, size_t n, uint64_t fa)
 		trunc = d >= max_depth;
 		int fresh;
 		id = stacks_intern(h, &th, pcs, (uint32_t)d, &fresh);
-		if (fresh)
-			modules_check(h);
+		if (fresh && modules_check(h) && got_any)
+			got_patch_all(got_late());   /* modules loaded since: their slots too */
 		if (id != UINT32_MAX && th.sc)
 			scache_fill(th.sc, fa, pcs, exact ? slots : NULL, d, id, trunc);
 	}
@@ -633,6 +750,36 @@ static inline int hook_enter(void)
 		return 0;
 	th.busy = 1;
 	return 1;
+}
+
+/* ---- the recording API of the other entry points (hook_ext.c) --------- */
+
+hook_resize_t hook_resize_begin(void *p)
+{
+	hook_resize_t r = { p, UINT32_MAX, 0, 0 };
+	r.known = p && live_take((uint64_t)(uintptr_t)p, &r.id, &r.old);
+	return r;
+}
+
+void hook_resize_end(hook_resize_t *r, void *q, size_t n, int failed, uint64_t fa)
+{
+	seg_header *h = hook_seg;
+	void *p = r->p;
+	if (failed) {
+		if (r->known)
+			live_put((uint64_t)(uintptr_t)p, r->id, r->old);
+		return;
+	}
+	if (p && r->known) {
+		if (unlikely(!th.state))
+			thread_setup();
+		count(r->id, 1, r->old);
+		ring_push(h, &th, SEG_EV_FREE, r->id, r->old, (uint64_t)(uintptr_t)p);
+	} else if (p && !sample_rate) {
+		__atomic_fetch_add(&h->unknown_frees, 1, __ATOMIC_RELAXED);
+	}
+	if (q)
+		record_alloc(q, n, fa);
 }
 
 /* ---- frees that arrive while the thread is inside the hook ------------- */
@@ -680,6 +827,36 @@ static inline void hook_leave(void)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (unlikely(th.ndefer))
 		defer_run();
+}
+
+int hook_begin(void)
+{
+	return hook_enter();
+}
+
+void hook_end(void)
+{
+	hook_leave();
+}
+
+void hook_note_alloc(void *p, size_t n, uint64_t fa)
+{
+	record_alloc(p, n, fa);
+}
+
+void hook_note_free(void *p)
+{
+	record_free(p);
+}
+
+int hook_defer_free(void *p)
+{
+	return th.busy && __atomic_load_n(&hook_state, __ATOMIC_RELAXED) == 2 && defer_push(p);
+}
+
+int hook_in_arena(const void *p)
+{
+	return in_arena(p);
 }
 
 /* busy-- for the paths outside the hot path. */
@@ -770,28 +947,9 @@ static inline __attribute__((always_inline)) void *realloc_impl(void *p, size_t 
 	}
 	if (!hook_enter())
 		return real_realloc(p, n);
-	uint32_t id = UINT32_MAX;
-	uint64_t old = 0;
-	/* Taken out before the call: once realloc frees p, another thread may
-	 * be handed the same address. */
-	int known = p && live_take((uint64_t)(uintptr_t)p, &id, &old);
+	hook_resize_t rs = hook_resize_begin(p);
 	void *q = real_realloc(p, n);
-	seg_header *h = hook_seg;
-	if (!q && p && n) {   /* failed: p is still the caller's */
-		if (known)
-			live_put((uint64_t)(uintptr_t)p, id, old);
-	} else {
-		if (p && known) {
-			if (unlikely(!th.state))
-				thread_setup();
-			count(id, 1, old);
-			ring_push(h, &th, SEG_EV_FREE, id, old, (uint64_t)(uintptr_t)p);
-		} else if (p && !sample_rate) {
-			__atomic_fetch_add(&h->unknown_frees, 1, __ATOMIC_RELAXED);
-		}
-		if (q)
-			record_alloc(q, n, fa);
-	}
+	hook_resize_end(&rs, q, n, !q && p && n, fa);
 	hook_leave();
 	return q;
 }
@@ -904,15 +1062,38 @@ EXPORT void *pvalloc(size_t n)
 	return rc ? NULL : p;
 }
 
-/* got.c points a running program's GOT slots here (hidden aliases: the
- * exported names may resolve to libc's from inside the hook). */
+EXPORT size_t malloc_usable_size(void *p)
+{
+	if (!p)
+		return 0;
+	if (unlikely(in_arena(p)))
+		return arena_size(p);
+	if (NEED_REAL(real_usable)) {
+		hook_init();
+		if (NEED_REAL(real_usable))
+			return 0;
+	}
+	return real_usable(p);
+}
+
+/* The table's wrappers are hidden aliases: inside the hook the exported
+ * names may resolve to another library's definitions. */
 #define GOT_ALIAS(fn) extern __typeof(fn) got_##fn __attribute__((alias(#fn), copy(fn), visibility("hidden")));
 GOT_ALIAS(malloc) GOT_ALIAS(free) GOT_ALIAS(calloc) GOT_ALIAS(realloc) GOT_ALIAS(reallocarray)
 GOT_ALIAS(posix_memalign) GOT_ALIAS(aligned_alloc) GOT_ALIAS(memalign) GOT_ALIAS(valloc) GOT_ALIAS(pvalloc)
-const got_target hook_got_targets[] = {
-	{ "malloc", (void *)got_malloc }, { "free", (void *)got_free }, { "calloc", (void *)got_calloc },
-	{ "realloc", (void *)got_realloc }, { "reallocarray", (void *)got_reallocarray },
-	{ "posix_memalign", (void *)got_posix_memalign }, { "aligned_alloc", (void *)got_aligned_alloc },
-	{ "memalign", (void *)got_memalign }, { "valloc", (void *)got_valloc }, { "pvalloc", (void *)got_pvalloc },
-	{ "cfree", (void *)got_free }, { NULL, NULL },
+GOT_ALIAS(malloc_usable_size)
+hook_fn hook_c_fns[HF_C_COUNT + 1] = {
+	[HF_MALLOC] = { "malloc", (void *)got_malloc, 1, NULL, 0 },
+	[HF_FREE] = { "free", (void *)got_free, 1, NULL, 0 },
+	[HF_CALLOC] = { "calloc", (void *)got_calloc, 1, NULL, 0 },
+	[HF_REALLOC] = { "realloc", (void *)got_realloc, 1, NULL, 0 },
+	[HF_REALLOCARRAY] = { "reallocarray", (void *)got_reallocarray, 1, NULL, 0 },
+	[HF_POSIX_MEMALIGN] = { "posix_memalign", (void *)got_posix_memalign, 1, NULL, 0 },
+	[HF_ALIGNED_ALLOC] = { "aligned_alloc", (void *)got_aligned_alloc, 1, NULL, 0 },
+	[HF_MEMALIGN] = { "memalign", (void *)got_memalign, 1, NULL, 0 },
+	[HF_VALLOC] = { "valloc", (void *)got_valloc, 1, NULL, 0 },
+	[HF_PVALLOC] = { "pvalloc", (void *)got_pvalloc, 1, NULL, 0 },
+	[HF_USABLE] = { "malloc_usable_size", (void *)got_malloc_usable_size, 1, NULL, 0 },
+	[HF_CFREE] = { "cfree", (void *)got_free, 0, NULL, 0 },
+	[HF_C_COUNT] = { NULL, NULL, 0, NULL, 0 },
 };

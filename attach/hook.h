@@ -101,8 +101,9 @@ void ring_stage_free(struct ring_stage *s);
  * marks modules gone from the process as unloaded.  Takes the module
  * lock unless try is set and it is busy (signal handlers). */
 void modules_scan(seg_header *h, int try);
-/* Rescans when the loader's object count changed since the last scan. */
-void modules_check(seg_header *h);
+/* Rescans when the loader's object count changed since the last scan;
+ * 1 when it did. */
+int modules_check(seg_header *h);
 /* The text range of the module holding addr (for the hook's own). */
 int modules_self_range(const void *addr, uint64_t *lo, uint64_t *hi);
 
@@ -136,22 +137,73 @@ int record_start(seg_header *h, const char *dir);
 void record_stop(void);
 void hook_quiet(void);
 
-/* got.c: a hook loaded into a running process (injected with dlopen) is
- * not the program's allocator; it points the GOT slots of every module
- * (not libc's, the loader's or its own) at its own functions. */
-typedef struct got_target {
+/* The entry points the hook takes over (hook.c, hook_ext.c).  real is the
+ * definition the program's own symbol lookup reaches without the hook: under
+ * LD_PRELOAD the next one (RTLD_NEXT), when the program's lookup does not
+ * reach the hook (injected, an executable that defines malloc, or a name the
+ * hook does not export such as mallocx and tc_malloc) the global one
+ * (RTLD_DEFAULT).  got marks the entries whose calls reach the hook only
+ * through patched GOT slots (got.c).  Resolved once at start; an entry still
+ * unresolved (a C++ runtime loaded later) is looked up on first use. */
+typedef struct hook_fn {
 	const char *name;
-	void *fn;
-} got_target;
-/* hook.c: the replacements, malloc first, ended by a NULL name. */
-extern const got_target hook_got_targets[];
+	void *wrapper;     /* the hook's function (a hidden alias) */
+	int exported;      /* libmprof.so defines the name for interposition */
+	void *real;
+	int got;
+} hook_fn;
+/* Indices of the C entry points in hook_fns (hook.c keeps these first). */
+enum { HF_MALLOC, HF_FREE, HF_CALLOC, HF_REALLOC, HF_REALLOCARRAY, HF_POSIX_MEMALIGN, HF_ALIGNED_ALLOC,
+       HF_MEMALIGN, HF_VALLOC, HF_PVALLOC, HF_USABLE, HF_CFREE, HF_C_COUNT };
+/* hook_ext.c: the C++ operators and the allocators' own extensions. */
+extern hook_fn hook_ext_fns[];
+/* Every entry point: hook.c's C family, then hook_ext_fns (NULL name ends each). */
+extern hook_fn hook_c_fns[];
+/* Resolves e->real (and e->got) as described above. */
+void hook_fn_resolve(hook_fn *e);
+/* e->real, resolving it on first use; NULL when nothing defines the name. */
+void *hook_fn_real(hook_fn *e);
+
+/* hook.c's recording, for hook_ext.c. hook_begin: 1 when this call is to be
+ * recorded (the thread is then busy until hook_end). */
+int hook_begin(void);
+void hook_end(void);
+/* Records the block p of n bytes allocated by the call whose frame is fa. */
+void hook_note_alloc(void *p, size_t n, uint64_t fa);
+/* Takes p out of the live table (before the allocator frees it). */
+void hook_note_free(void *p);
+/* A resize (realloc, rallocx): p's record is taken out before the call
+ * (once p is freed another thread may be handed its address), and after it
+ * either put back (failed: p is still the caller's) or counted freed, with
+ * q's added (q may equal p; NULL adds nothing). */
+typedef struct hook_resize {
+	void *p;
+	uint32_t id;
+	uint64_t old;
+	int known;
+} hook_resize_t;
+hook_resize_t hook_resize_begin(void *p);
+void hook_resize_end(hook_resize_t *r, void *q, size_t n, int failed, uint64_t fa);
+/* A free that arrives while the thread is inside the hook (a signal
+ * handler): 1 when parked (freed later by real_free), 0 to free now. */
+int hook_defer_free(void *p);
+/* 1 when p is in the bootstrap arena (never handed to an allocator). */
+int hook_in_arena(const void *p);
+
+/* got.c: the program's calls reach the hook through its GOT slots where
+ * interposition does not (the hook was dlopened into a running program, or
+ * the names are not exported).  Every module but the hook, libc, the
+ * loader, the vdso and the allocator that provides malloc is patched, and
+ * again when modules are loaded later; the old value of each slot is kept
+ * so mprof_detach puts it back. */
 /* 1 when the program's malloc is not the hook's (it was loaded late). */
 int got_late(void);
-/* Patches every loaded module's slots not yet patched; returns how many. */
-int got_patch_all(void);
+/* Patches every loaded module's slots not yet patched; returns how many.
+ * with_dlopen: dlopen's slots too, so modules it loads are patched. */
+int got_patch_all(int with_dlopen);
 /* Puts every patched slot back; returns how many. */
 int got_restore_all(void);
-/* 1 when p is one of hook_got_targets' functions. */
+/* 1 when p is one of the hook's entry points. */
 int target_of_ptr(const void *p);
 
 /* mmap-backed memory for the hook; sizes rounded to pages. */

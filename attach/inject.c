@@ -84,6 +84,7 @@ int inject_detach(int pid, prof_error *err)
 #include <gelf.h>
 #include <libunwind-ptrace.h>
 #include <signal.h>
+#include <stddef.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/user.h>
@@ -105,8 +106,12 @@ typedef struct vmap {
 	char path[512];
 } vmap;
 
+/* What code a range holds, for the safe-point rule (see stop_safe). */
+enum { R_ALLOC = 1, R_LOCK = 2, R_WAIT = 4, R_LIBC = 8 };
+
 typedef struct range {
 	uint64_t lo, hi;
+	int kind;
 } range;
 
 /* A function symbol of a module, file addresses. */
@@ -116,15 +121,18 @@ typedef struct fsym {
 	int alloc;
 } fsym;
 
+enum { CLEAR = 1, ARMED = 2 };
+
 typedef struct session {
 	int pid;
 	pid_t *tids;
 	int *sigs;            /* signal to give back when letting the thread go */
-	uint8_t *clear;       /* seen outside the allocator and stopped since */
+	uint8_t *clear;       /* CLEAR: seen outside the allocator and stopped since;
+				 ARMED: a debug register is set (see arm) */
 	size_t n, cap;
 	vmap *maps;
 	size_t nmaps;
-	range *bad;           /* addresses no thread may be in */
+	range *bad;           /* allocator, loader, wait and libc code (R_*) */
 	size_t nbad, badcap;
 	unw_addr_space_t as;
 	int others_running;   /* the call let the other threads run */
@@ -264,7 +272,15 @@ static const char *const lock_names[] = {
 	"exit", "_exit", "_Exit", "__cxa_finalize", "__call_tls_dtors", NULL,
 };
 
-/* 2 malloc family (widened), 1 a lock holder (exact), 0 neither. */
+/* The waits an allocator's own threads sleep in (jemalloc's background
+ * thread in pthread_cond_timedwait): the lock of a condition is released
+ * for the wait, a sleep holds none. */
+static const char *const wait_names[] = {
+	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_clockwait", "nanosleep", "__nanosleep",
+	"clock_nanosleep", "__clock_nanosleep", "usleep", "sleep", NULL,
+};
+
+/* 2 malloc family (widened), 1 a lock holder (exact), 3 a wait (exact), 0 none. */
 static int is_alloc_name(const char *n)
 {
 	for (int i = 0; alloc_names[i]; i++)
@@ -273,6 +289,9 @@ static int is_alloc_name(const char *n)
 	for (int i = 0; lock_names[i]; i++)
 		if (!strcmp(lock_names[i], n))
 			return 1;
+	for (int i = 0; wait_names[i]; i++)
+		if (!strcmp(wait_names[i], n))
+			return 3;
 	return 0;
 }
 
@@ -370,11 +389,11 @@ static uint64_t sym_addr(const fsym *v, size_t n, const char *name)
 	return 0;
 }
 
-static int bad_add(session *s, uint64_t lo, uint64_t hi)
+static int bad_add(session *s, uint64_t lo, uint64_t hi, int kind)
 {
 	if (vec_grow((void **)&s->bad, &s->badcap, s->nbad + 1, sizeof(*s->bad)))
 		return -1;
-	s->bad[s->nbad++] = (range){ lo, hi };
+	s->bad[s->nbad++] = (range){ lo, hi, kind };
 	return 0;
 }
 
@@ -387,8 +406,8 @@ static void bad_from_syms(session *s, const fsym *v, size_t n, uint64_t bias)
 		if (!v[i].alloc)
 			continue;
 		uint64_t lo = v[i].lo, hi = v[i].hi;
-		if (v[i].alloc == 1) {
-			bad_add(s, lo + bias, hi + bias);
+		if (v[i].alloc != 2) {
+			bad_add(s, lo + bias, hi + bias, v[i].alloc == 1 ? R_LOCK : R_WAIT);
 			continue;
 		}
 		for (size_t j = i; j-- > 0;)
@@ -401,7 +420,7 @@ static void bad_from_syms(session *s, const fsym *v, size_t n, uint64_t bias)
 				hi = v[j].lo;
 				break;
 			}
-		bad_add(s, lo + bias, hi + bias);
+		bad_add(s, lo + bias, hi + bias, R_ALLOC);
 	}
 }
 
@@ -414,10 +433,16 @@ static int bad_build(session *s, char *libc, size_t libc_len)
 		if (!m->exec || m->path[0] != '/')
 			continue;
 		const char *b = base_name(m->path);
-		if (is_loader(m->path) || strstr(b, "jemalloc") || strstr(b, "tcmalloc") || strstr(b, "libmprof"))
-			bad_add(s, m->lo, m->hi);
-		else if (is_libc(m->path) && !libc[0])
-			snprintf(libc, libc_len, "%s", m->path);
+		if (is_loader(m->path))
+			bad_add(s, m->lo, m->hi, R_LOCK);
+		else if (!strncmp(b, "libjemalloc", 11) || !strncmp(b, "libtcmalloc", 11) ||
+			 !strncmp(b, "libmimalloc", 11) || !strncmp(b, "libmprof", 8))
+			bad_add(s, m->lo, m->hi, R_ALLOC);
+		else if (is_libc(m->path)) {
+			bad_add(s, m->lo, m->hi, R_LIBC);
+			if (!libc[0])
+				snprintf(libc, libc_len, "%s", m->path);
+		}
 	}
 	if (!libc[0])
 		return 0;
@@ -433,12 +458,14 @@ static int bad_build(session *s, char *libc, size_t libc_len)
 	return 0;
 }
 
-static int in_bad(const session *s, uint64_t pc)
+/* The kinds of code (R_*) pc lies in. */
+static int code_kind(const session *s, uint64_t pc)
 {
+	int k = 0;
 	for (size_t i = 0; i < s->nbad; i++)
 		if (pc >= s->bad[i].lo && pc < s->bad[i].hi)
-			return 1;
-	return 0;
+			k |= s->bad[i].kind;
+	return k;
 }
 
 static int has_tid(const session *s, pid_t t)
@@ -469,11 +496,38 @@ static int wait_stop(session *s, size_t k)
 	}
 }
 
+/* A busy thread is let run to the address where it leaves the allocator
+ * (the return address of its outermost allocator frame): an execution
+ * breakpoint in the thread's own debug registers (DR0, enabled in DR7), so
+ * no other thread and no code is touched.  Its SIGTRAP stops it for us and
+ * is never delivered (wait_stop drops it). */
+static void arm(session *s, size_t i, uint64_t at)
+{
+	pid_t t = s->tids[i];
+	if (!ptrace(PTRACE_POKEUSER, t, (void *)offsetof(struct user, u_debugreg[0]), (void *)at) &&
+	    !ptrace(PTRACE_POKEUSER, t, (void *)offsetof(struct user, u_debugreg[7]), (void *)1L))
+		s->clear[i] |= ARMED;
+}
+
+/* Clears the breakpoint (the thread is stopped); never left set on a thread
+ * let go, where its trap would kill the process. */
+static void disarm(session *s, size_t i)
+{
+	if (!(s->clear[i] & ARMED))
+		return;
+	pid_t t = s->tids[i] < 0 ? -s->tids[i] : s->tids[i];
+	ptrace(PTRACE_POKEUSER, t, (void *)offsetof(struct user, u_debugreg[7]), (void *)0L);
+	ptrace(PTRACE_POKEUSER, t, (void *)offsetof(struct user, u_debugreg[6]), (void *)0L);
+	s->clear[i] &= (uint8_t)~ARMED;
+}
+
 /* Lets every thread go, with the signals they were stopped on. */
 static void release_all(session *s)
 {
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->n; i++) {
+		disarm(s, i);
 		ptrace(PTRACE_DETACH, s->tids[i], NULL, (void *)(long)s->sigs[i]);
+	}
 	s->n = 0;
 }
 
@@ -551,7 +605,7 @@ static int stop_all(session *s, prof_error *err)
 		if (!added)
 			break;
 	}
-	/* Drop the threads that left. */
+	/* Drop the threads that left (and their breakpoints). */
 	size_t j = 0;
 	for (size_t i = 0; i < s->n; i++)
 		if (s->tids[i] > 0) {
@@ -567,29 +621,55 @@ static int stop_all(session *s, prof_error *err)
 	return 0;
 }
 
-/* 1 when a frame of the stopped thread lies in a forbidden range. */
-static int thread_busy(session *s, pid_t tid)
+/* The safe-point rule.  dlopen and the hook's start take the loader's lock
+ * and allocate through the program's allocator, so no thread may be stopped
+ * where it holds a lock they need:
+ *  - in the loader, or in a libc entry that holds the loader's or fork's
+ *    locks (dlopen, dl_iterate_phdr, fork, exit ...): busy;
+ *  - in the allocator (libc's malloc family, jemalloc, tcmalloc, mimalloc):
+ *    busy, unless the allocator's innermost frame called straight into a
+ *    wait in libc (pthread_cond_*wait, nanosleep, ...) and the thread is
+ *    still inside it: an allocator's own thread asleep there (jemalloc's
+ *    background thread) holds no allocator lock: a condition wait releases
+ *    its mutex, a sleep holds none, and the thread stays stopped.
+ * A busy thread is let run until it leaves (*leave: the return address of
+ * its outermost allocator or loader frame; 0 if unknown) or a moment, and
+ * looked at again.  1 when the stopped thread is busy. */
+static int thread_busy(session *s, pid_t tid, uint64_t *leave)
 {
+	*leave = 0;
 	if (tid <= 0)
 		return 0;
 	void *ui = _UPT_create(tid);
 	if (!ui)
 		return 1;
 	unw_cursor_t c;
-	int busy = 0;
 	if (unw_init_remote(&c, s->as, ui) < 0) {
 		_UPT_destroy(ui);
 		return 1;
 	}
+	int busy = 0, all_libc = 1, callee = 0, in_alloc = 0;
 	for (int d = 0; d < MAX_FRAMES; d++) {
 		unw_word_t ip = 0;
 		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || !ip)
 			break;
 		/* A return address points after the call: look at the call. */
-		if (in_bad(s, d ? ip - 1 : ip)) {
+		int k = code_kind(s, d ? ip - 1 : ip);
+		if (busy) {   /* looking for the first frame outside */
+			if (!(k & (R_LOCK | R_ALLOC))) {
+				*leave = ip;
+				break;
+			}
+		} else if (k & R_LOCK) {
 			busy = 1;
-			break;
+		} else if ((k & R_ALLOC) && !in_alloc) {
+			in_alloc = 1;
+			if (!(d > 0 && all_libc && (callee & R_WAIT)))
+				busy = 1;
+			/* asleep: the frames outside still count for the loader's locks */
 		}
+		all_libc &= !!(k & R_LIBC);
+		callee = k;
 		if (unw_step(&c) <= 0)
 			break;
 	}
@@ -620,13 +700,19 @@ static int stop_safe(session *s, prof_error *err)
 			/* The busy ones run on together, then stop again. */
 			int busy = 0;
 			for (size_t i = 0; i < s->n; i++) {
-				if (s->clear[i] || s->tids[i] <= 0)
+				if ((s->clear[i] & CLEAR) || s->tids[i] <= 0)
 					continue;
-				if (!thread_busy(s, s->tids[i])) {
-					s->clear[i] = 1;
+				uint64_t leave;
+				if (!thread_busy(s, s->tids[i], &leave)) {
+					disarm(s, i);
+					s->clear[i] = CLEAR;
 					continue;
 				}
 				busy = 1;
+				if (leave)
+					arm(s, i, leave);
+				else
+					disarm(s, i);
 				ptrace(PTRACE_CONT, s->tids[i], NULL, (void *)(long)s->sigs[i]);
 				s->sigs[i] = 0;
 			}
@@ -636,10 +722,10 @@ static int stop_safe(session *s, prof_error *err)
 				nanosleep(&ts, NULL);
 			}
 			for (size_t i = 0; busy && i < s->n; i++)
-				if (!s->clear[i] && s->tids[i] > 0)
+				if (!(s->clear[i] & CLEAR) && s->tids[i] > 0)
 					ptrace(PTRACE_INTERRUPT, s->tids[i], NULL, NULL);
 			for (size_t i = 0; busy && i < s->n; i++) {
-				if (s->clear[i] || s->tids[i] <= 0)
+				if ((s->clear[i] & CLEAR) || s->tids[i] <= 0)
 					continue;
 				int w = wait_stop(s, i);
 				if (w < 0) {
@@ -655,7 +741,7 @@ static int stop_safe(session *s, prof_error *err)
 			if (stop_all(s, err))
 				return -1;
 			size_t k = 0;
-			while (k < s->n && s->clear[k])
+			while (k < s->n && (s->clear[k] & CLEAR))
 				k++;
 			if (k == s->n)
 				return 0;

@@ -3,3 +3,7 @@
 # --detach) stops the target with ptrace and makes it call dlopen.
 HOOK_SRC += attach/got.c
 CONSUMER_SRC += attach/inject.c
+# The C++ operators and the allocators' own entry points; -fexceptions so a
+# throwing operator new unwinds through the wrapper's cleanup.
+HOOK_SRC += attach/hook_ext.c
+$(B)/pic/attach/hook_ext.o: CFLAGS += -fexceptions

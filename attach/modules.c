@@ -179,14 +179,15 @@ static int read_counts(struct dl_phdr_info *info, size_t sz, void *arg)
 	return 1;
 }
 
-void modules_check(seg_header *h)
+int modules_check(seg_header *h)
 {
 	unsigned long long v[2] = { 0, 0 };
 	dl_iterate_phdr(read_counts, v);
 	if (v[0] == __atomic_load_n(&seen_adds, __ATOMIC_RELAXED) &&
 	    v[1] == __atomic_load_n(&seen_subs, __ATOMIC_RELAXED))
-		return;
+		return 0;
 	modules_scan(h, 0);
 	__atomic_store_n(&seen_adds, v[0], __ATOMIC_RELAXED);
 	__atomic_store_n(&seen_subs, v[1], __ATOMIC_RELAXED);
+	return 1;
 }

@@ -74,14 +74,14 @@ echo "      CPU $(cat "$TMP/plain16.cpu") s plain, $(cat "$TMP/hook16.cpu") s ho
 	"(+$(( $(cat "$TMP/hook16.rss") - $(cat "$TMP/plain16.rss") )) KiB)"
 
 echo "== fork storm: $FORKS children (8 alive at once) while 4 threads allocate"
-run fork 600 env MPROF_OUT="$TMP/f.%p.pro" LD_PRELOAD="$HOOK" "$TMP/stress_fork" "$FORKS" 4
+run fork 600 env MPROF_FORKS=1 MPROF_OUT="$TMP/f.%p.%e.pro" LD_PRELOAD="$HOOK" "$TMP/stress_fork" "$FORKS" 4
 check "fork storm: every child exited 0" "$?" 0
 n=$(ls "$TMP"/f.*.pro 2> /dev/null | wc -l)
 check "fork storm: one dump per process" "$n" "$((FORKS + 1))"
 bytes=0 objs=0 parent="" left=0
 for f in "$TMP"/f.*.pro; do
 	p=${f##*/f.}
-	[ -e "/dev/shm/mprof-${p%.pro}" ] && left=$((left + 1))
+	[ -e "/dev/shm/mprof-${p%%.*}" ] && left=$((left + 1))
 	set -- $(sumf "$f" leak_child)
 	if [ "$2" = 0 ]; then
 		parent=$f

@@ -100,20 +100,46 @@ expect_eq "hook threads: live blocks and bytes" "$(sumf "$TMP/threads.pro" threa
 expect_eq "hook threads: every allocation counted" "$("$MPROF" --top=flat --alloc --objects --format=tsv --no-symbols --granularity=address "$TMP/threads.pro" |
 	awk -F '\t' 'NR > 1 && index($5, "(thread_alloc+") { o += $2 } END { print o }')" 1000000
 
-# fork: each process dumps its own leaks (the child to PATH.<pid>).
+# fork: by default a forked child that does not exec writes no dump (a
+# shell script would litter); MPROF_FORKS=1 dumps each child beside the
+# parent's as STEM.PROGRAM.PID.EXT.
 cc $CFL -o "$TMP/fork" "$P/hook_fork.c"
-MPROF_OUT=$TMP/fork.pro LD_PRELOAD=$HOOK "$TMP/fork" > "$TMP/fork.out"; st=$?
+MPROF_OUT=$TMP/fork0.pro LD_PRELOAD=$HOOK "$TMP/fork" > "$TMP/fork0.out"; st=$?
+expect_eq "hook fork (default): exit status" "$st" 0
+expect_eq "hook fork (default): only the parent's dump" "$(cd "$TMP" && ls fork0*.pro)" "fork0.pro"
+MPROF_FORKS=1 MPROF_OUT=$TMP/fork.pro LD_PRELOAD=$HOOK "$TMP/fork" > "$TMP/fork.out"; st=$?
 cpid=$(sed -n 's/^child //p' "$TMP/fork.out")
 expect_eq "hook fork: exit status" "$st" 0
 expect_eq "hook fork: parent's leak in the parent's dump" "$(sumf "$TMP/fork.pro" parent_leak flat)" "1000 2"
 expect_eq "hook fork: child's leak not in the parent's dump" "$(sumf "$TMP/fork.pro" child_leak flat)" "0 0"
-if [ -f "$TMP/fork.pro.$cpid" ]; then
-	expect_eq "hook fork: child's leak in the child's dump" "$(sumf "$TMP/fork.pro.$cpid" child_leak flat)" "900 3"
-	expect_eq "hook fork: parent's later leak not in the child's dump" "$(sumf "$TMP/fork.pro.$cpid" parent_leak flat)" "0 0"
+if [ -f "$TMP/fork.fork.$cpid.pro" ]; then
+	expect_eq "hook fork: child's leak in the child's dump" "$(sumf "$TMP/fork.fork.$cpid.pro" child_leak flat)" "900 3"
+	expect_eq "hook fork: parent's later leak not in the child's dump" "$(sumf "$TMP/fork.fork.$cpid.pro" parent_leak flat)" "0 0"
 else
-	not_ok "hook fork: child dump $TMP/fork.pro.$cpid missing" "$(ls "$TMP")"
+	not_ok "hook fork: child dump $TMP/fork.fork.$cpid.pro missing" "$(ls "$TMP")"
 fi
 expect_eq "hook fork: segments removed at exit" "$(ls /dev/shm/mprof-$cpid 2> /dev/null)" ""
+
+# A launcher: the shell the user started writes MPROF_OUT; the program it
+# runs (fork + exec) writes its own dump beside it, named by program and
+# pid, so neither overwrites the other.
+mkdir "$TMP/launch"
+MPROF_OUT=$TMP/launch/o.pro LD_PRELOAD=$HOOK sh -c "'$TMP/leaks' > /dev/null; echo x > /dev/null"; st=$?
+expect_eq "hook launcher: the shell's status" "$st" 0
+kid=$(cd "$TMP/launch" && ls | grep -v '^o\.pro$')
+expect_match "hook launcher: the child's dump is named by program and pid" "$kid" "^o\.leaks\.[0-9]+\.pro$"
+expect_eq "hook launcher: the child's leak in its own dump" "$(sumf "$TMP/launch/$kid" leak_malloc flat)" "1000 10"
+expect_eq "hook launcher: the shell's dump is MPROF_OUT, without the child's leak" \
+	"$(sumf "$TMP/launch/o.pro" leak_malloc flat)" "0 0"
+expect_eq "hook launcher: two dumps" "$(ls "$TMP/launch" | wc -l)" 2
+# %e and %p name every process's dump; nothing is added to them.
+MPROF_OUT=$TMP/launch/%e-%p.pro LD_PRELOAD=$HOOK "$TMP/leaks" > /dev/null
+expect_eq "hook: %e and %p in MPROF_OUT" "$(cd "$TMP/launch" && ls | grep -c '^leaks-[0-9]*\.pro$')" 1
+
+# A shell loop of 2,000 subshells leaves one dump, the shell's.
+mkdir "$TMP/loop"
+(cd "$TMP/loop" && MPROF_OUT=loop.pro LD_PRELOAD=$HOOK bash -c 'i=0; while [ $i -lt 2000 ]; do i=$((i + 1)); x=$(echo $i); done; echo $x') > "$TMP/loop.out"
+expect_eq "hook: 2,000 subshells, one dump" "$(cat "$TMP/loop.out") $(ls "$TMP/loop")" "2000 loop.pro"
 
 # A dlopen'd library that is dlclose'd before exit still has its name.
 cc $CFL -shared -fPIC -o "$TMP/hook_dlib.so" "$P/hook_dlib.c"
