@@ -1,7 +1,7 @@
 # mprof - memory profiler for native Linux programs.
 # make            build ./mprof-tui (and ./libmprof.so)
 # make deps       install the Debian build dependencies (apt-get) when missing
-# make check      deps, build, every test; last line "N passed, N failed"
+# make check      deps, build, every test; last line "N passed, N failed, N skipped"
 # make bench      performance figures with their targets
 # make demo       open the bundled example profile
 # make install    PREFIX=/usr/local DESTDIR=

@@ -11,6 +11,7 @@
  * the call; if it takes longer than a moment they are let run, so a lock
  * one of them holds cannot block it. */
 #include "attach/inject.h"
+#include "attach/allocator.h"
 #include "attach/launch.h"
 #include "attach/procfs.h"
 #include "attach/segment.h"
@@ -61,10 +62,12 @@ int inject_seg_flags(int pid)
 
 #if !defined(__x86_64__)
 
-int inject_load(int pid, const char *lib, prof_error *err)
+int inject_load(int pid, const char *lib, char *alloc, size_t alloc_cap, prof_error *err)
 {
 	(void)pid;
 	(void)lib;
+	(void)alloc;
+	(void)alloc_cap;
 	prof_errorf(err, "injecting into a running process is implemented for x86_64 only; start the program with LD_PRELOAD=libmprof.so");
 	return -1;
 }
@@ -136,6 +139,7 @@ typedef struct session {
 	size_t nbad, badcap;
 	unw_addr_space_t as;
 	int others_running;   /* the call let the other threads run */
+	char alloc[4096];     /* the module providing the program's malloc */
 } session;
 
 static void sleep_ms(long ms)
@@ -424,10 +428,31 @@ static void bad_from_syms(session *s, const fsym *v, size_t n, uint64_t bias)
 	}
 }
 
+/* An allocator's ranges from its malloc family's symbols (libc, or an
+ * executable that defines malloc itself); -1 if they cannot be read. */
+static int bad_syms(session *s, const char *path)
+{
+	fsym *v;
+	size_t n;
+	uint64_t vaddr0, bias;
+	if (elf_syms(path, &v, &n, &vaddr0, NULL) || module_bias(s, path, vaddr0, &bias)) {
+		free(v);
+		return -1;
+	}
+	bad_from_syms(s, v, n, bias);
+	free(v);
+	return 0;
+}
+
 /* The forbidden ranges, and libc's path (for dlopen). */
 static int bad_build(session *s, char *libc, size_t libc_len)
 {
 	libc[0] = 0;
+	char exe[4096] = "", link[64];
+	snprintf(link, sizeof(link), "/proc/%d/exe", s->pid);
+	ssize_t k = readlink(link, exe, sizeof(exe) - 1);
+	exe[k > 0 ? (size_t)k : 0] = 0;
+	int provider_done = 0;
 	for (size_t i = 0; i < s->nmaps; i++) {
 		vmap *m = &s->maps[i];
 		if (!m->exec || m->path[0] != '/')
@@ -438,24 +463,20 @@ static int bad_build(session *s, char *libc, size_t libc_len)
 		else if (!strncmp(b, "libjemalloc", 11) || !strncmp(b, "libtcmalloc", 11) ||
 			 !strncmp(b, "libmimalloc", 11) || !strncmp(b, "libmprof", 8))
 			bad_add(s, m->lo, m->hi, R_ALLOC);
-		else if (is_libc(m->path)) {
+		else if (s->alloc[0] && !strcmp(m->path, s->alloc) && !is_libc(m->path)) {
+			/* another allocator library: all of it; the executable: its malloc family */
+			if (strcmp(m->path, exe))
+				bad_add(s, m->lo, m->hi, R_ALLOC);
+			else if (!provider_done && bad_syms(s, m->path))
+				return -1;
+			provider_done = 1;
+		} else if (is_libc(m->path)) {
 			bad_add(s, m->lo, m->hi, R_LIBC);
 			if (!libc[0])
 				snprintf(libc, libc_len, "%s", m->path);
 		}
 	}
-	if (!libc[0])
-		return 0;
-	fsym *v;
-	size_t n;
-	uint64_t vaddr0, bias;
-	if (elf_syms(libc, &v, &n, &vaddr0, NULL) || module_bias(s, libc, vaddr0, &bias)) {
-		free(v);
-		return -1;
-	}
-	bad_from_syms(s, v, n, bias);
-	free(v);
-	return 0;
+	return libc[0] ? bad_syms(s, libc) : 0;
 }
 
 /* The kinds of code (R_*) pc lies in. */
@@ -936,6 +957,8 @@ static int session_open(session *s, int pid, char *libc, size_t libc_len, prof_e
 		return -1;
 	}
 	free(v);
+	if (allocator_identify(pid, s->alloc, sizeof(s->alloc), err))
+		return -1;
 	if (bad_build(s, libc, libc_len)) {
 		prof_errorf(err, "process %d: cannot read the symbols of %s", pid, libc);
 		return -1;
@@ -986,9 +1009,11 @@ static int call_in(session *s, uint64_t fn, const char *str, uint64_t a1, uint64
 	return rc;
 }
 
-int inject_load(int pid, const char *lib, prof_error *err)
+int inject_load(int pid, const char *lib, char *alloc, size_t alloc_cap, prof_error *err)
 {
 	char abs[4096];
+	if (alloc && alloc_cap)
+		alloc[0] = 0;
 	if (!realpath(lib, abs)) {
 		prof_errorf(err, "%s: %s", lib, strerror(errno));
 		return -1;
@@ -1000,6 +1025,8 @@ int inject_load(int pid, const char *lib, prof_error *err)
 		session_free(&s);
 		return -1;
 	}
+	if (alloc && alloc_cap)
+		snprintf(alloc, alloc_cap, "%s", s.alloc);
 	int rc = -1;
 	uint64_t ret = 0;
 	if (flags >= 0) {
@@ -1136,7 +1163,7 @@ int inject_offer(int pid, const char *lib, prof_error *err)
 	fprintf(stderr, "%c\n", c >= ' ' && c < 127 ? c : ' ');
 	if (c != 'y' && c != 'Y')
 		return 0;
-	int r = inject_load(pid, lib, err);
+	int r = inject_load(pid, lib, NULL, 0, err);
 	return r < 0 ? -1 : 1;
 }
 
@@ -1188,7 +1215,8 @@ int inject_main(const char *pid_arg, int detach)
 		fprintf(stderr, "mprof-tui: %s\n", err.msg);
 		return 2;
 	}
-	int r = inject_load((int)pid, lib, &err);
+	char alloc[4096];
+	int r = inject_load((int)pid, lib, alloc, sizeof(alloc), &err);
 	if (r < 0) {
 		fprintf(stderr, "mprof-tui: %s\n", err.msg);
 		return 2;
@@ -1197,5 +1225,7 @@ int inject_main(const char *pid_arg, int detach)
 	       : r == INJECT_REATTACHED ? "process %ld: recording again into " SEG_PATH_FMT "\n"
 					: "loaded libmprof.so into process %ld: " SEG_PATH_FMT "\n",
 	       pid, (int)pid);
+	if (r != INJECT_PRESENT && alloc[0])
+		printf("its allocator: %s\n", alloc);
 	return 0;
 }

@@ -14,11 +14,14 @@ enum {
 	INJECT_REATTACHED = 2,  /* an injected, detached hook was switched back on */
 };
 
-/* Loads lib (made absolute here) into pid and waits for its segment.
- * INJECT_* (>= 0), or -1 with a one-line err: not permitted, no such
- * process, statically linked, no dlopen, already traced, exited meanwhile,
- * never a safe moment, dlopen failed (with the target's dlerror). */
-int inject_load(int pid, const char *lib, prof_error *err);
+/* Loads lib (made absolute here) into pid and waits for its segment;
+ * alloc (if not NULL) gets the path of the module providing the program's
+ * malloc.  INJECT_* (>= 0), or -1 with a one-line err: not permitted, no
+ * such process, statically linked, allocator not identified (malloc and
+ * free from different modules, no link map), no dlopen, already traced,
+ * exited meanwhile, never a safe moment, dlopen failed (with the target's
+ * dlerror).  Every refusal leaves the process untouched. */
+int inject_load(int pid, const char *lib, char *alloc, size_t alloc_cap, prof_error *err);
 
 /* Calls mprof_detach() in pid: its GOT slots back to libc, the segment
  * kept.  The slots restored (>= 0), or -1 with err. */

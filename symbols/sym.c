@@ -614,6 +614,15 @@ static int resolve_dwarf(sym *s, Dwfl_Module *dm, Dwarf_Addr pc, sym_info *si)
 		if (!die_udata(&scopes[i], DW_AT_call_line, &cl))
 			line = (int)cl;
 	}
+	/* ld.so reaches the program's allocator through inline functions named
+	 * malloc, calloc, realloc and free (rtld-malloc.h): the allocation site
+	 * is the caller's call of them, not the wrapper. */
+	if (k > 1 && lv[0].inlined && lv[0].func &&
+	    (!strcmp(lv[0].func, "malloc") || !strcmp(lv[0].func, "calloc") ||
+	     !strcmp(lv[0].func, "realloc") || !strcmp(lv[0].func, "free"))) {
+		memmove(lv, lv + 1, (size_t)(k - 1) * sizeof(*lv));
+		k--;
+	}
 	if (k == 0) {
 		if (!file)
 			return -1;

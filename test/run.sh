@@ -1,14 +1,17 @@
 #!/bin/sh
 # Runs every test: the cmocka unit binaries in build/test and the scripts in
-# test/integration. Each speaks TAP ("ok ..."/"not ok ..."); a program that
-# dies without saying so counts as one failure. Last line: N passed, N failed.
+# test/integration. Each speaks TAP ("ok ..."/"not ok ..."; "ok ... # SKIP
+# reason" is a skip, never a pass); a program that dies without saying so
+# counts as one failure. Last line: N passed, N failed, N skipped.
 cd "$(dirname "$0")/.." || exit 2
 pass=0
 fail=0
+skip=0
 log=build/test-log
 mkdir -p "$log"
 count() {  # name, output file, exit status
-	p=$(grep -c '^ok ' "$2")
+	k=$(grep -c '^ok .*# SKIP' "$2")
+	p=$(($(grep -c '^ok ' "$2") - k))
 	f=$(grep -c '^not ok ' "$2")
 	if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
@@ -16,6 +19,8 @@ count() {  # name, output file, exit status
 	fi
 	pass=$((pass + p))
 	fail=$((fail + f))
+	skip=$((skip + k))
+	grep '^ok .*# SKIP' "$2" | sed "s/^ok - */SKIP $1: /"
 	if [ "$f" -ne 0 ]; then
 		echo "FAIL $1 ($p passed, $f failed):"
 		grep -A3 '^not ok ' "$2" | sed 's/^/    /' | head -40
@@ -38,5 +43,5 @@ for t in test/integration/*.sh; do
 	timeout 600 sh "$t" > "$log/$n.out" 2>&1
 	count "$n" "$log/$n.out" $?
 done
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -147,5 +147,10 @@ cc $CFL -o "$TMP/dlopen" "$P/hook_dlopen.c" -ldl
 MPROF_OUT=$TMP/dl.pro LD_PRELOAD=$HOOK "$TMP/dlopen" "$TMP/hook_dlib.so" > "$TMP/dl.out"; st=$?
 expect_eq "hook dlopen: exit status" "$st" 0
 expect_eq "hook dlopen: unloaded library's leak by name" "$(sumf "$TMP/dl.pro" lib_alloc flat)" "385 5"
+# dlopen allocates through ld.so's inline wrappers named like the
+# allocator (rtld-malloc.h): the row is the loader's call site, and no row
+# is a frame of the hook or of such a wrapper.
+expect_eq "hook dlopen: no allocator wrapper or hook frame as a row" "$("$MPROF" --top=flat --format=tsv --granularity=line "$TMP/dl.pro" |
+	awk -F '\t' 'NR > 1 && ($5 ~ /^(malloc|calloc|realloc|free|operator new|operator delete)[ (]/ || $5 ~ /libmprof/)')" ""
 expect_match "hook dlopen: module path recorded" \
 	"$("$MPROF" --top=flat --format=tsv --no-symbols --granularity=address "$TMP/dl.pro" | grep lib_alloc)" "hook_dlib\.so\(lib_alloc\+0x"

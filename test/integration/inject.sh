@@ -36,7 +36,8 @@ now_ms() { date +%s%3N; }
 target main 5
 run_status "$MPROF" --inject "$PID"
 expect_eq "inject: exit status 0" "$STATUS" 0
-expect_eq "inject: says where the segment is" "$OUT" "loaded libmprof.so into process $PID: /dev/shm/mprof-$PID"
+expect_eq "inject: says where the segment is" "$(printf '%s\n' "$OUT" | head -1)" "loaded libmprof.so into process $PID: /dev/shm/mprof-$PID"
+expect_match "inject: names the program's allocator (glibc's)" "$(printf '%s\n' "$OUT" | sed -n 2p)" "^its allocator: /.*/libc\.so\.6$"
 expect_eq "inject: the segment exists" "$(ls /dev/shm/mprof-$PID 2> /dev/null)" "/dev/shm/mprof-$PID"
 sleep 0.5
 t1=$(now_ms)
@@ -127,6 +128,52 @@ target stuck2 1.5 stuck
 run_status env MPROF_INJECT_TIMEOUT=300 "$MPROF" --inject "$PID"
 expect_eq "error: no safe moment, gives up" "$STATUS:$ERR" "2:mprof-tui: process $PID: gave up after 0.3 s: some thread was always inside the allocator or the dynamic loader (MPROF_INJECT_TIMEOUT=MS waits longer)"
 finished stuck2 "gave up"
+
+# Targets linked with jemalloc and tcmalloc, every thread always in malloc or
+# free: each busy thread is run to the point where it leaves the allocator.
+# (The program's own name contains "jemalloc": only the library is the allocator.)
+for lib in jemalloc tcmalloc_minimal; do
+	if ! cc -O1 -g -pthread -o "$TMP/inject_target_$lib" "$TOP/test/progs/inject_target.c" -l$lib 2> /dev/null; then
+		not_ok "busy $lib: cannot link -l$lib (make deps installs it)"
+		continue
+	fi
+	good=0 bad=""
+	for i in 1 2 3 4 5; do
+		( timeout 60 "$TMP/inject_target_$lib" 30 busy "$TMP/stop$lib$i" > "$TMP/$lib$i.out" 2>&1; echo $? > "$TMP/$lib$i.st" ) &
+		n=0; while [ ! -s "$TMP/$lib$i.out" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+		PID=$(head -1 "$TMP/$lib$i.out")
+		if timeout 30 "$MPROF" --inject "$PID" > "$TMP/$lib.inj" 2>&1 && grep -q "^its allocator: .*/lib$lib\.so" "$TMP/$lib.inj" &&
+		   timeout 30 "$MPROF" --detach "$PID" > /dev/null 2>&1; then :; else bad="$bad #$i:$(cat "$TMP/$lib.inj")"; fi
+		touch "$TMP/stop$lib$i"
+		n=0; while [ ! -s "$TMP/$lib$i.st" ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+		if [ "$(cat "$TMP/$lib$i.st" 2> /dev/null)" = 7 ] && tail -1 "$TMP/$lib$i.out" | grep -q '^inject_target: leaked'; then
+			good=$((good + 1))
+		else
+			bad="$bad #$i:status $(cat "$TMP/$lib$i.st" 2> /dev/null) $(tail -1 "$TMP/$lib$i.out")"
+		fi
+	done
+	expect_eq "busy $lib: 5 injections and detaches, each names lib$lib, every target exits normally${bad:+ ($bad)}" "$good" 5
+done
+
+# An allocator that cannot be identified (malloc from one library, free
+# from libc): refused, the process untouched.
+cat > "$TMP/half.c" << 'EOF'
+#include <stddef.h>
+extern void *__libc_malloc(size_t);
+void *malloc(size_t n) { return __libc_malloc(n); }
+EOF
+if cc -shared -fPIC -o "$TMP/libhalf.so" "$TMP/half.c" &&
+   cc -O1 -g -pthread -o "$TMP/half_target" "$TOP/test/progs/inject_target.c" -L"$TMP" -Wl,-rpath,"$TMP" -Wl,--no-as-needed -lhalf; then
+	( timeout 60 "$TMP/half_target" 1.5 > "$TMP/half.out" 2>&1; echo $? > "$TMP/half.st" ) &
+	n=0; while [ ! -s "$TMP/half.out" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	PID=$(head -1 "$TMP/half.out")
+	run_status "$MPROF" --inject "$PID"
+	expect_match "error: allocator not identified, refused" "$STATUS:$ERR" "^2:mprof-tui: process $PID: its allocator cannot be identified \\(malloc comes from $TMP/libhalf\\.so, free from /.*/libc\\.so\\.6\\); it is left untouched$"
+	expect_eq "error: allocator not identified, no segment" "$(ls /dev/shm/mprof-$PID 2> /dev/null)" ""
+	finished half "allocator not identified"
+else
+	not_ok "build the half allocator"
+fi
 
 # --- detach: counters stop growing; the target ends normally ----------------------
 target det 3
