@@ -999,10 +999,40 @@ static int wait_segment(int pid)
 }
 
 /* Runs fn (in the module at path) with a string or numeric argument. */
+/* 1 when fn still lies in the same code mapping as when the session
+ * opened: a process that exec'd meanwhile has its libraries elsewhere, and
+ * a call at the old address would crash it. */
+static int still_mapped(session *s, uint64_t fn)
+{
+	session now;
+	memset(&now, 0, sizeof(now));
+	now.pid = s->pid;
+	prof_error e;
+	int same = 0;
+	if (!maps_read(&now, &e))
+		for (size_t i = 0; i < s->nmaps && !same; i++) {
+			const vmap *a = &s->maps[i];
+			if (!a->exec || fn < a->lo || fn >= a->hi)
+				continue;
+			for (size_t j = 0; j < now.nmaps && !same; j++)
+				same = now.maps[j].lo == a->lo && now.maps[j].hi == a->hi && now.maps[j].exec &&
+				       !strcmp(now.maps[j].path, a->path);
+		}
+	free(now.maps);
+	return same;
+}
+
 static int call_in(session *s, uint64_t fn, const char *str, uint64_t a1, uint64_t *ret, prof_error *err)
 {
 	if (stop_safe(s, err))
 		return -1;
+	if (!still_mapped(s, fn)) {
+		release_all(s);
+		if (proc_gone(s->pid))
+			return exited(s->pid, err);
+		prof_errorf(err, "process %d ran a new program (exec) during the injection; nothing was done: try again", s->pid);
+		return -1;
+	}
 	pid_t tid = s->tids[0];
 	int rc = remote_call(s, tid, fn, str, 0, a1, ret, err);
 	others_stop(s, tid);

@@ -175,6 +175,40 @@ else
 	not_ok "build the half allocator"
 fi
 
+# A target that runs a new program (exec) while the injection waits for a
+# safe moment (a thread holds the loader's lock until then): the libraries
+# moved, nothing is called at the old addresses; the new program runs on.
+cat > "$TMP/execer.c" << 'EOF'
+#define _GNU_SOURCE
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+static int hold(struct dl_phdr_info *i, size_t n, void *a) { (void)i; (void)n; (void)a; pause(); return 0; }
+static void *stuck(void *a) { (void)a; dl_iterate_phdr(hold, NULL); return NULL; }
+int main(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, stuck, NULL);
+	printf("%d\n", (int)getpid());
+	fflush(stdout);
+	usleep(400000);
+	execlp("sleep", "sleep", "1.5", (char *)NULL);
+	return 9;
+}
+EOF
+if cc -O1 -pthread -o "$TMP/execer" "$TMP/execer.c"; then
+	( timeout 60 "$TMP/execer" > "$TMP/execer.out" 2>&1; echo $? > "$TMP/execer.st" ) &
+	n=0; while [ ! -s "$TMP/execer.out" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	PID=$(head -1 "$TMP/execer.out")
+	run_status "$MPROF" --inject "$PID"
+	n=0; while [ ! -s "$TMP/execer.st" ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+	expect_eq "exec during the injection: refused, said so, the new program exits normally" "$STATUS:$ERR:$(cat "$TMP/execer.st")" \
+		"2:mprof-tui: process $PID ran a new program (exec) during the injection; nothing was done: try again:0"
+else
+	not_ok "build the exec target"
+fi
+
 # --- detach: counters stop growing; the target ends normally ----------------------
 target det 3
 "$MPROF" --inject "$PID" > /dev/null
