@@ -77,20 +77,48 @@ for lib in jemalloc tcmalloc_minimal; do
 	fi
 done
 
-# C++: the leaf is in libstdc++'s operator new; count the caller's cum.
-if c++ $CFL -o "$TMP/cxx" "$P/hook_cxx.cpp"; then
-	"$TMP/cxx" > "$TMP/cxx.plain"
-	MPROF_OUT=$TMP/cxx.pro LD_PRELOAD=$HOOK "$TMP/cxx" > "$TMP/cxx.out"; st=$?
-	expect_eq "hook c++: exit status" "$st" 0
-	expect_file_eq "hook c++: output unchanged" "$TMP/cxx.out" "$TMP/cxx.plain"
-	expect_eq "hook c++: new" "$(sumf "$TMP/cxx.pro" _Z8leak_newv cum)" "320 8"
-	expect_eq "hook c++: new[]" "$(sumf "$TMP/cxx.pro" _Z14leak_new_arrayv cum)" "400 4"
-	expect_eq "hook c++: new/delete, new[]/delete[]" "$(sumf "$TMP/cxx.pro" _Z10new_deletev cum)" "0 0"
-	expect_eq "hook c++: vector growth" "$(sumf "$TMP/cxx.pro" _Z11grow_vectorv cum)" "4120 2"
-	expect_eq "hook c++: exception thrown and caught" "$(sumf "$TMP/cxx.pro" _Z8catch_itv cum)" "0 0"
+# The allocators' own API called directly: jemalloc's *allocx, tcmalloc's tc_*.
+allocs() { "$MPROF" --top=flat --alloc --objects --format=tsv --no-symbols --granularity=address "$1" |
+	awk -F '\t' -v f="($2+" 'NR > 1 && index($5, f) { o += $2 } END { printf "%.0f\n", o }'; }
+if cc $CFL -DJE -o "$TMP/ext_je" "$P/hook_extapi.c" -ljemalloc; then
+	MPROF_OUT=$TMP/je.pro LD_PRELOAD=$HOOK "$TMP/ext_je" > "$TMP/je.out"; st=$?
+	expect_eq "hook mallocx: exit status and output" "$st $(cat "$TMP/je.out")" "0 done"
+	expect_eq "hook mallocx: leak" "$(sumf "$TMP/je.pro" leak_mallocx flat)" "400 4"
+	expect_eq "hook rallocx: leak (the block resized)" "$(sumf "$TMP/je.pro" leak_rallocx flat)" "300 1"
+	expect_eq "hook xallocx: leak (shrunk in place)" "$(sumf "$TMP/je.pro" leak_xallocx flat)" "100 1"
+	expect_eq "hook sdallocx, dallocx, free of mallocx blocks: nothing in use" "$(sumf "$TMP/je.pro" no_leak flat)" "0 0"
+	expect_eq "hook mallocx: the freed blocks were allocations" "$(allocs "$TMP/je.pro" no_leak)" 3
 else
-	not_ok "hook c++: build"
+	not_ok "hook mallocx: cannot build against jemalloc (make deps installs libjemalloc-dev)"
 fi
+if cc $CFL -DTC -o "$TMP/ext_tc" "$P/hook_extapi.c" -ltcmalloc_minimal; then
+	MPROF_OUT=$TMP/tc.pro LD_PRELOAD=$HOOK "$TMP/ext_tc" > "$TMP/tc.out"; st=$?
+	expect_eq "hook tc_*: exit status and output" "$st $(cat "$TMP/tc.out")" "0 done"
+	expect_eq "hook tc_*: leaks (malloc, calloc, memalign, posix_memalign, realloc, new, newarray)" "$(sumf "$TMP/tc.pro" leak_tc flat)" "820 8"
+	expect_eq "hook tc_free, tc_delete, tc_deletearray, tc_free_sized, tc_cfree: nothing in use" "$(sumf "$TMP/tc.pro" no_leak flat)" "0 0"
+	expect_eq "hook tc_*: the freed blocks were allocations" "$(allocs "$TMP/tc.pro" no_leak)" 5
+else
+	not_ok "hook tc_*: cannot build against tcmalloc (make deps installs libgoogle-perftools-dev)"
+fi
+
+# C++ under libstdc++, jemalloc and tcmalloc (both define operator new
+# themselves): the hook takes over new and delete, the leaf is the caller.
+for lib in "" jemalloc tcmalloc_minimal; do
+	if c++ $CFL -o "$TMP/cxx$lib" "$P/hook_cxx.cpp" ${lib:+-l$lib}; then
+		[ -z "$lib" ] && "$TMP/cxx" > "$TMP/cxx.plain"
+		MPROF_OUT=$TMP/cxx$lib.pro LD_PRELOAD=$HOOK "$TMP/cxx$lib" > "$TMP/cxx$lib.out"; st=$?
+		w="hook c++${lib:+ +$lib}"
+		expect_eq "$w: exit status" "$st" 0
+		expect_file_eq "$w: output unchanged" "$TMP/cxx$lib.out" "$TMP/cxx.plain"
+		expect_eq "$w: new, in the caller itself" "$(sumf "$TMP/cxx$lib.pro" _Z8leak_newv flat)" "320 8"
+		expect_eq "$w: new[]" "$(sumf "$TMP/cxx$lib.pro" _Z14leak_new_arrayv cum)" "400 4"
+		expect_eq "$w: new/delete, new[]/delete[]" "$(sumf "$TMP/cxx$lib.pro" _Z10new_deletev cum)" "0 0"
+		expect_eq "$w: vector growth" "$(sumf "$TMP/cxx$lib.pro" _Z11grow_vectorv cum)" "4120 2"
+		expect_eq "$w: exception thrown and caught" "$(sumf "$TMP/cxx$lib.pro" _Z8catch_itv cum)" "0 0"
+	else
+		not_ok "hook c++${lib:+ +$lib}: build"
+	fi
+done
 
 # 8 threads, 1,000,000 operations, 800 blocks live at the end.
 cc $CFL -o "$TMP/threads" "$P/hook_threads.c" -lpthread

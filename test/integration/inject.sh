@@ -155,6 +155,37 @@ for lib in jemalloc tcmalloc_minimal; do
 	expect_eq "busy $lib: 5 injections and detaches, each names lib$lib, every target exits normally${bad:+ ($bad)}" "$good" 5
 done
 
+# jemalloc's *allocx and tcmalloc's tc_* called directly, after an
+# injection: exact in the snapshot; detached, the program frees its blocks
+# and exits normally.
+for v in JE:jemalloc TC:tcmalloc_minimal; do
+	d=${v%%:*} lib=${v#*:}
+	if ! cc -O1 -g -fno-omit-frame-pointer -D$d -o "$TMP/ext_$d" "$TOP/test/progs/hook_extapi.c" -l$lib; then
+		not_ok "inject $lib API: build"
+		continue
+	fi
+	( timeout 60 "$TMP/ext_$d" "$TMP/go$d" "$TMP/end$d" > "$TMP/ext_$d.out" 2>&1; echo $? > "$TMP/ext_$d.st" ) &
+	n=0; while [ ! -s "$TMP/ext_$d.out" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	PID=$(head -1 "$TMP/ext_$d.out")
+	run_status "$MPROF" --inject "$PID"
+	expect_eq "inject $lib API: loaded" "$STATUS" 0
+	touch "$TMP/go$d"
+	n=0; while ! grep -q '^done$' "$TMP/ext_$d.out" && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+	"$MPROF" --snapshot "$PID" -o "$TMP/ext_$d.pro"
+	"$MPROF" --detach "$PID" > /dev/null
+	touch "$TMP/end$d"
+	n=0; while [ ! -s "$TMP/ext_$d.st" ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+	if [ $d = JE ]; then
+		got="$(sumf "$TMP/ext_$d.pro" leak_mallocx flat) $(sumf "$TMP/ext_$d.pro" leak_rallocx flat) $(sumf "$TMP/ext_$d.pro" leak_xallocx flat)"
+		want="400 4 300 1 100 1"
+	else
+		got=$(sumf "$TMP/ext_$d.pro" leak_tc flat)
+		want="820 8"
+	fi
+	expect_eq "inject $lib API: the leaks, exact" "$got $(sumf "$TMP/ext_$d.pro" no_leak flat)" "$want 0 0"
+	expect_eq "inject $lib API: exit status after detach" "$(cat "$TMP/ext_$d.st")" 0
+done
+
 # An allocator that cannot be identified (malloc from one library, free
 # from libc): refused, the process untouched.
 cat > "$TMP/half.c" << 'EOF'
