@@ -115,6 +115,7 @@ for lib in "" jemalloc tcmalloc_minimal; do
 		expect_eq "$w: new/delete, new[]/delete[]" "$(sumf "$TMP/cxx$lib.pro" _Z10new_deletev cum)" "0 0"
 		expect_eq "$w: vector growth" "$(sumf "$TMP/cxx$lib.pro" _Z11grow_vectorv cum)" "4120 2"
 		expect_eq "$w: exception thrown and caught" "$(sumf "$TMP/cxx$lib.pro" _Z8catch_itv cum)" "0 0"
+		expect_eq "$w: new throws bad_alloc through the hook; later news recorded" "$(sumf "$TMP/cxx$lib.pro" _Z19bad_alloc_then_leakv flat)" "120 3"
 	else
 		not_ok "hook c++${lib:+ +$lib}: build"
 	fi

@@ -1,6 +1,9 @@
 // hook_cxx.cpp - C++ allocation paths under the hook: new/delete,
-// new[]/delete[], std::vector growth, an exception thrown and caught.
+// new[]/delete[], std::vector growth, an exception thrown and caught,
+// operator new failing with std::bad_alloc (it unwinds through the hook's
+// wrapper) and the allocations after it.
 #include <cstdio>
+#include <new>
 #include <stdexcept>
 #include <vector>
 
@@ -59,6 +62,22 @@ NOINLINE int catch_it()             // everything freed again
 	return 0;
 }
 
+Obj *volatile after[3];
+
+NOINLINE int bad_alloc_then_leak()  // the failed new records nothing; then 3 x 40 B
+{
+	int caught = 0;
+	try {
+		char *volatile huge = new char[(size_t)1 << 62];
+		huge[0] = 1;
+	} catch (const std::bad_alloc &) {
+		caught = 1;
+	}
+	for (int i = 0; i < 3; i++)
+		after[i] = new Obj();
+	return caught;
+}
+
 int main()
 {
 	leak_new();
@@ -66,6 +85,7 @@ int main()
 	new_delete();
 	grow_vector();
 	int c = catch_it();
-	std::printf("hook_cxx: %zu ints, caught '%c'\n", vec->size(), c);
+	int b = bad_alloc_then_leak();
+	std::printf("hook_cxx: %zu ints, caught '%c', bad_alloc %d\n", vec->size(), c, b);
 	return 0;
 }
