@@ -186,6 +186,30 @@ for v in JE:jemalloc TC:tcmalloc_minimal; do
 	expect_eq "inject $lib API: exit status after detach" "$(cat "$TMP/ext_$d.st")" 0
 done
 
+# C++ after an injection, under libstdc++, jemalloc and tcmalloc (the
+# last two define operator new themselves): every new and delete exact.
+for lib in stdc++ jemalloc tcmalloc_minimal; do
+	if ! c++ -O1 -g -fno-omit-frame-pointer -o "$TMP/cxx_$lib" "$TOP/test/progs/hook_cxx.cpp" -l$lib; then
+		not_ok "inject c++ $lib: build"
+		continue
+	fi
+	( timeout 60 "$TMP/cxx_$lib" "$TMP/cgo$lib" "$TMP/cend$lib" > "$TMP/cxx_$lib.out" 2>&1; echo $? > "$TMP/cxx_$lib.st" ) &
+	n=0; while [ ! -s "$TMP/cxx_$lib.out" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	PID=$(head -1 "$TMP/cxx_$lib.out")
+	run_status "$MPROF" --inject "$PID"
+	expect_eq "inject c++ $lib: loaded" "$STATUS" 0
+	touch "$TMP/cgo$lib"
+	n=0; while ! grep -q '^hook_cxx:' "$TMP/cxx_$lib.out" && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+	"$MPROF" --snapshot "$PID" -o "$TMP/cxx_$lib.pro"
+	"$MPROF" --detach "$PID" > /dev/null
+	touch "$TMP/cend$lib"
+	n=0; while [ ! -s "$TMP/cxx_$lib.st" ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+	f=$TMP/cxx_$lib.pro
+	expect_eq "inject c++ $lib: new, new[], new/delete, vector, exception, bad_alloc; exit status" \
+		"$(sumf "$f" _Z8leak_newv flat) $(sumf "$f" _Z14leak_new_arrayv cum) $(sumf "$f" _Z10new_deletev cum) $(sumf "$f" _Z11grow_vectorv cum) $(sumf "$f" _Z8catch_itv cum) $(sumf "$f" _Z19bad_alloc_then_leakv flat) $(cat "$TMP/cxx_$lib.st")" \
+		"320 8 400 4 0 0 4120 2 0 0 120 3 0"
+done
+
 # An allocator that cannot be identified (malloc from one library, free
 # from libc): refused, the process untouched.
 cat > "$TMP/half.c" << 'EOF'

@@ -1,9 +1,12 @@
 // hook_cxx.cpp - C++ allocation paths under the hook: new/delete,
 // new[]/delete[], std::vector growth, an exception thrown and caught,
 // operator new failing with std::bad_alloc (it unwinds through the hook's
-// wrapper) and the allocations after it.
+// wrapper) and the allocations after it.  With two file arguments (for
+// the injection tests) it prints its pid, waits for the first file before
+// the work and for the second (at most 30 s) after printing its line.
 #include <cstdio>
 #include <new>
+#include <unistd.h>
 #include <stdexcept>
 #include <vector>
 
@@ -78,8 +81,19 @@ NOINLINE int bad_alloc_then_leak()  // the failed new records nothing; then 3 x 
 	return caught;
 }
 
-int main()
+static void wait_for(const char *path)
 {
+	for (int i = 0; i < 3000 && access(path, F_OK); i++)
+		usleep(10000);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 2) {
+		std::printf("%d\n", (int)getpid());
+		std::fflush(stdout);
+		wait_for(argv[1]);
+	}
 	leak_new();
 	leak_new_array();
 	new_delete();
@@ -87,5 +101,8 @@ int main()
 	int c = catch_it();
 	int b = bad_alloc_then_leak();
 	std::printf("hook_cxx: %zu ints, caught '%c', bad_alloc %d\n", vec->size(), c, b);
+	std::fflush(stdout);
+	if (argc > 2)
+		wait_for(argv[2]);
 	return 0;
 }
