@@ -6,6 +6,7 @@
 #include "attach/hook.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -452,9 +453,64 @@ static void *cxx_runtime_sym(const char *name, const void *self)
 	return NULL;
 }
 
+/* The loaded modules' names and load addresses, in lookup order. */
+typedef struct mod_list {
+	const char *name[256];
+	uint64_t base[256];
+	int n;
+} mod_list;
+
+static int mod_list_add(struct dl_phdr_info *info, size_t sz, void *arg)
+{
+	(void)sz;
+	mod_list *l = arg;
+	if (l->n < 256 && info->dlpi_name && info->dlpi_name[0]) {
+		l->name[l->n] = info->dlpi_name;
+		l->base[l->n++] = info->dlpi_addr;
+	}
+	return 0;
+}
+
+/* The first loaded library (in lookup order, the hook apart) that defines
+ * name itself, or NULL. */
+static void *first_definition(const char *name, const void *self)
+{
+	Dl_info di;
+	uint64_t self_base = dladdr(self, &di) ? (uint64_t)(uintptr_t)di.dli_fbase : 0;
+	mod_list l;
+	l.n = 0;
+	dl_iterate_phdr(mod_list_add, &l);
+	for (int i = 0; i < l.n; i++) {
+		if (l.base[i] == self_base)
+			continue;
+		void *h = dlopen(l.name[i], RTLD_LAZY | RTLD_NOLOAD);
+		if (!h)
+			continue;
+		void *fn = dlsym(h, name);
+		dlclose(h);
+		if (fn && dladdr(fn, &di) && (uint64_t)(uintptr_t)di.dli_fbase == l.base[i] && fn != self)
+			return fn;
+	}
+	return NULL;
+}
+
+/* 1 when fn is a definition of name, not a canonical PLT entry: an
+ * executable built without -fPIE that takes a function's address (Debian's
+ * python3) makes its PLT stub that function's address for everyone, dlsym
+ * included, and the stub jumps through the GOT slot the hook patches. */
+static int is_definition(void *fn, const char *name)
+{
+	Dl_info di;
+	const ElfW(Sym) *sym = NULL;
+	return dladdr1(fn, &di, (void **)&sym, RTLD_DL_SYMENT) && di.dli_sname && sym &&
+	       sym->st_shndx != SHN_UNDEF && !strcmp(di.dli_sname, name);
+}
+
 void hook_fn_resolve(hook_fn *e)
 {
 	void *def = dlsym(RTLD_DEFAULT, e->name);
+	if (def && def != e->wrapper && !is_definition(def, e->name))
+		def = first_definition(e->name, e->wrapper);
 	void *r = NULL;
 	int got = 0;
 	if (def && def != e->wrapper) {
