@@ -101,6 +101,16 @@ else
 	not_ok "hook tc_*: cannot build against tcmalloc (make deps installs libgoogle-perftools-dev)"
 fi
 
+# A program built without -fPIE that takes malloc's address: its PLT stub
+# is malloc's address for everyone, and is not the allocator.
+if cc $CFL -no-pie -fno-pie -o "$TMP/fnptr" "$P/hook_fnptr.c"; then
+	timeout 20 env MPROF_OUT="$TMP/fnptr.pro" LD_PRELOAD="$HOOK" "$TMP/fnptr" > "$TMP/fnptr.out"; st=$?
+	expect_eq "hook non-PIE, malloc by address: exit status and output" "$st $(cat "$TMP/fnptr.out")" "0 done"
+	expect_eq "hook non-PIE, malloc by address: leak and frees" "$(sumf "$TMP/fnptr.pro" leak_ptr flat) $(sumf "$TMP/fnptr.pro" no_leak flat)" "300 6 0 0"
+else
+	not_ok "hook non-PIE: build"
+fi
+
 # C++ under libstdc++, jemalloc and tcmalloc (both define operator new
 # themselves): the hook takes over new and delete, the leaf is the caller.
 for lib in "" jemalloc tcmalloc_minimal; do

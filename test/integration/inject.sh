@@ -210,6 +210,27 @@ for lib in stdc++ jemalloc tcmalloc_minimal; do
 		"320 8 400 4 0 0 4120 2 0 0 120 3 0"
 done
 
+# A program built without -fPIE that takes malloc's address (as Debian's
+# python3 does): the hook forwards to libc's malloc, not to the PLT stub
+# that leads back to the hook.
+if cc -O1 -g -fno-omit-frame-pointer -no-pie -fno-pie -o "$TMP/fnptr" "$TOP/test/progs/hook_fnptr.c"; then
+	( timeout 60 "$TMP/fnptr" "$TMP/fgo" "$TMP/fend" > "$TMP/fnptr.out" 2>&1; echo $? > "$TMP/fnptr.st" ) &
+	n=0; while [ ! -s "$TMP/fnptr.out" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	PID=$(head -1 "$TMP/fnptr.out")
+	run_status "$MPROF" --inject "$PID"
+	touch "$TMP/fgo"
+	n=0; while ! grep -q '^done$' "$TMP/fnptr.out" && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+	"$MPROF" --snapshot "$PID" -o "$TMP/fnptr.pro" 2> /dev/null
+	"$MPROF" --detach "$PID" > /dev/null 2>&1
+	touch "$TMP/fend"
+	n=0; while [ ! -s "$TMP/fnptr.st" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+	expect_eq "inject non-PIE, malloc by address: injected, leak exact, exits 0" \
+		"$STATUS $(sumf "$TMP/fnptr.pro" leak_ptr flat) $(sumf "$TMP/fnptr.pro" no_leak flat) $(cat "$TMP/fnptr.st" 2> /dev/null)" "0 300 6 0 0 0"
+	kill "$PID" 2> /dev/null
+else
+	not_ok "inject non-PIE: build"
+fi
+
 # An allocator that cannot be identified (malloc from one library, free
 # from libc): refused, the process untouched.
 cat > "$TMP/half.c" << 'EOF'
