@@ -140,7 +140,8 @@ int follow_check_exit(follow *f)
 	if (f->exited)
 		return 1;
 	int gone = f->pid <= 0 || (f->child > 0 && f->child_status >= 0) ||
-		   __atomic_load_n(&f->m.h->state, __ATOMIC_ACQUIRE) == SEG_STATE_EXITED || proc_gone(f->pid);
+		   __atomic_load_n(&f->m.h->state, __ATOMIC_ACQUIRE) == SEG_STATE_EXITED || proc_gone(f->pid) ||
+		   proc_has_hook(f->pid) == 0;   /* ran a new program: the hook is gone */
 	if (gone) {
 		f->exit_mono_ns = follow_now_ns(f);
 		f->exited = 1;

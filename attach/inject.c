@@ -57,6 +57,8 @@ int inject_seg_flags(int pid)
 	close(fd);
 	if (n != (ssize_t)sizeof(h) || memcmp(h.magic, SEG_MAGIC, 8))
 		return -1;
+	if (proc_has_hook(pid) == 0)
+		return -1;   /* left by the program before an exec: no hook in it now */
 	return (int)(h.flags & 0xffff);
 }
 

@@ -103,6 +103,7 @@ int listing_run(FILE *out, FILE *note, const char *dir, const char *lib)
 		if (lstat(path, &st))
 			continue;
 		int alive = !(kill(pid, 0) && errno == ESRCH);
+		const char *why = "is gone";
 		seg_map m;
 		seg_header hc;
 		prof_error err;
@@ -112,14 +113,19 @@ int listing_run(FILE *out, FILE *note, const char *dir, const char *lib)
 			int64_t ps = proc_start_ns(pid);
 			if (ps > 0 && hc.start_time_ns + 1000000000LL < ps)
 				alive = 0;
+			/* It ran a new program since: the hook is gone from it. */
+			if (alive && proc_has_hook(pid) == 0) {
+				alive = 0;
+				why = "ran a new program without the hook";
+			}
 		}
 		if (!alive) {
 			if (ok)
 				seg_close(&m);
 			if (st.st_uid == geteuid() && !unlink(path))
-				fprintf(note, "mprof-tui: removed %s: process %d is gone\n", path, pid);
+				fprintf(note, "mprof-tui: removed %s: process %d %s\n", path, pid, why);
 			else
-				fprintf(note, "mprof-tui: %s: process %d is gone (not removed: %s)\n", path, pid,
+				fprintf(note, "mprof-tui: %s: process %d %s (not removed: %s)\n", path, pid, why,
 					st.st_uid == geteuid() ? strerror(errno) : "another user's");
 			continue;
 		}

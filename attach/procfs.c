@@ -26,6 +26,22 @@ int proc_gone(int pid)
 	return !s || *s == 'Z' || *s == 'X';
 }
 
+int proc_has_hook(int pid)
+{
+	char path[64], line[1024];
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	FILE *fp = fopen(path, "re");
+	if (!fp)
+		return -1;
+	int has = 0;
+	while (!has && fgets(line, sizeof(line), fp)) {
+		const char *slash = strrchr(line, '/');
+		has = slash && !strncmp(slash + 1, "libmprof", 8);
+	}
+	fclose(fp);
+	return has;
+}
+
 void file_first_line(const char *path, char *buf, size_t len)
 {
 	buf[0] = 0;

@@ -10,6 +10,10 @@
 const char *proc_stat_fields(int pid, char *buf, size_t len);
 /* 1 when pid no longer runs (gone, a zombie or dead). */
 int proc_gone(int pid);
+/* 1 when pid maps libmprof.so, 0 when it does not (a process that ran a
+ * new program after the hook was injected keeps its pid and its segment,
+ * but no hook), -1 when its maps cannot be read. */
+int proc_has_hook(int pid);
 /* The first line of path without its newline; "" when unreadable. */
 void file_first_line(const char *path, char *buf, size_t len);
 

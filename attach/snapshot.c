@@ -1,5 +1,6 @@
 /* snapshot.c - a live process's current state, from its segment, to a file. */
 #include "attach/snapshot.h"
+#include "attach/procfs.h"
 #include "attach/segment_read.h"
 
 #include <errno.h>
@@ -39,5 +40,8 @@ int snapshot_main(const char *pid_arg, const char *out)
 		fprintf(stderr, "mprof-tui: %s\n", err.msg);
 		return 2;
 	}
+	/* Written all the same: what a crashed process left is worth reading. */
+	if (proc_gone((int)pid) || proc_has_hook((int)pid) == 0)
+		fprintf(stderr, "mprof-tui: note: process %ld no longer runs libmprof.so (it exited or ran a new program); %s holds what its hook left\n", pid, out);
 	return 0;
 }

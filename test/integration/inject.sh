@@ -231,6 +231,30 @@ else
 	not_ok "inject non-PIE: build"
 fi
 
+# Injected, then the program runs a new program (exec): the segment it left
+# is stale.  --inject loads the hook into the new program, --snapshot says
+# what it read, the listing removes a stale segment and says why.
+for round in 1 2; do
+	sh -c 'echo $$; sleep 0.6; exec sleep 2.5' > "$TMP/ex$round.out" &
+	n=0; while [ ! -s "$TMP/ex$round.out" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	EP=$(head -1 "$TMP/ex$round.out")
+	"$MPROF" --inject "$EP" > /dev/null 2>&1
+	n=0; while [ "$(readlink /proc/$EP/exe)" = "$(readlink /proc/$$/exe)" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	sleep 0.2
+	if [ $round = 1 ]; then
+		run_status "$MPROF" --snapshot "$EP" -o "$TMP/ex.pro"
+		expect_eq "exec after inject: --snapshot writes what the hook left, and says so" "$STATUS:$ERR" \
+			"0:mprof-tui: note: process $EP no longer runs libmprof.so (it exited or ran a new program); $TMP/ex.pro holds what its hook left"
+		run_status "$MPROF" --inject "$EP"
+		expect_eq "exec after inject: --inject loads the hook into the new program" "$STATUS:$(printf '%s\n' "$OUT" | head -1)" "0:loaded libmprof.so into process $EP: /dev/shm/mprof-$EP"
+	else
+		expect_match "exec after inject: the listing removes the stale segment" "$("$MPROF" --attach < /dev/null 2>&1)" "removed /dev/shm/mprof-$EP: process $EP ran a new program without the hook"
+		expect_eq "exec after inject: no segment left" "$(ls /dev/shm/mprof-$EP 2> /dev/null)" ""
+	fi
+	wait
+done
+rm -f "/dev/shm/mprof-$EP"
+
 # An allocator that cannot be identified (malloc from one library, free
 # from libc): refused, the process untouched.
 cat > "$TMP/half.c" << 'EOF'
