@@ -38,7 +38,7 @@ HOOK_SRC    :=
 HOOK_LIBS   :=
 TOOLS       := gen_v1 bench_load pro_convert
 # Fragments may add to these (a folder's own build rules live beside it).
--include $(wildcard attach/*.mk symbols/*.mk tui/*.mk core/*.mk test/*.mk)
+-include $(wildcard attach/*.mk attach/hook/*.mk symbols/*.mk tui/*.mk core/*.mk test/*.mk)
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 NCURSES_LIBS = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
@@ -83,6 +83,10 @@ LIBS_ALL = $(B)/libmprof-sym.a $(B)/libmprof-core.a $(SYM_LIBS) $(UNW_LIBS) $(CO
 $(TUI_BIN): $(TUI_OBJ) $(B)/libmprof-sym.a $(B)/libmprof-core.a
 	@mkdir -p $(B)
 	$(CC) $(LDFLAGS) -o $@ $(TUI_OBJ) $(LIBS_ALL) $(NCURSES_LIBS)
+
+# The hook's objects, for test/integration/hook_link.sh.
+hook-objs:
+	@echo $(HOOK_OBJ)
 
 libmprof.so: $(HOOK_OBJ)
 	$(CC) -shared -fPIC -o $@ $(HOOK_OBJ) $(HOOK_LIBS) -ldl -lpthread -Wl,-z,nodelete
@@ -133,6 +137,6 @@ install: all
 clean:
 	rm -rf $(B) mprof-tui libmprof.so
 
-.PHONY: all deps check tests tools bench demo fuzz install clean
+.PHONY: all deps check tests tools bench demo fuzz install clean hook-objs
 .SECONDARY:
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

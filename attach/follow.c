@@ -3,7 +3,7 @@
  * copy taken when it was validated, counts are clamped to capacities and
  * every index is checked before use. */
 #include "attach/follow.h"
-#include "attach/hook.h"
+#include "attach/hook/hook.h"
 #include "attach/procfs.h"
 #include "core/heap_scale.h"
 

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 /* Uid and TracerPid from /proc/PID/status; -1 when there is no such process. */
-static int proc_status(int pid, long *uid, long *tracer)
+int inj_proc_status(int pid, long *uid, long *tracer)
 {
 	char path[64], line[256];
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
@@ -96,61 +96,15 @@ int inject_detach(int pid, prof_error *err)
 #include <sys/wait.h>
 #include <time.h>
 
-#define TRIES 5000          /* check rounds in one stop */
-#define STOP_MS 50          /* the longest the program is held still while checking */
-#define STOP_MAX_MS 800     /* ... doubling each round a loaded machine needs more */
-#define RUN_US 20           /* busy threads run on this long (and up to 10x more) */
-#define TRY_MS 10000        /* and the time they may take (MPROF_INJECT_TIMEOUT) */
-#define CALL_ALONE_MS 2000  /* the call runs with the others stopped this long */
-#define CALL_MAX_MS 30000
-#define MAX_FRAMES 256
+#include "attach/inject_int.h"
 
-typedef struct vmap {
-	uint64_t lo, hi, off;
-	int exec;
-	char path[512];
-} vmap;
-
-/* What code a range holds, for the safe-point rule (see stop_safe). */
-enum { R_ALLOC = 1, R_LOCK = 2, R_WAIT = 4, R_LIBC = 8 };
-
-typedef struct range {
-	uint64_t lo, hi;
-	int kind;
-} range;
-
-/* A function symbol of a module, file addresses. */
-typedef struct fsym {
-	uint64_t lo, hi;
-	char name[40];
-	int alloc;
-} fsym;
-
-enum { CLEAR = 1, ARMED = 2 };
-
-typedef struct session {
-	int pid;
-	pid_t *tids;
-	int *sigs;            /* signal to give back when letting the thread go */
-	uint8_t *clear;       /* CLEAR: seen outside the allocator and stopped since;
-				 ARMED: a debug register is set (see arm) */
-	size_t n, cap;
-	vmap *maps;
-	size_t nmaps;
-	range *bad;           /* allocator, loader, wait and libc code (R_*) */
-	size_t nbad, badcap;
-	unw_addr_space_t as;
-	int others_running;   /* the call let the other threads run */
-	char alloc[4096];     /* the module providing the program's malloc */
-} session;
-
-static void sleep_ms(long ms)
+void inj_sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
 	nanosleep(&ts, NULL);
 }
 
-static long now_ms(void)
+long inj_now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -158,14 +112,14 @@ static long now_ms(void)
 }
 
 
-static int exited(int pid, prof_error *err)
+int inj_exited(int pid, prof_error *err)
 {
 	prof_errorf(err, "process %d exited during the injection", pid);
 	return -1;
 }
 
 
-static int not_permitted(int pid, prof_error *err)
+int inj_not_permitted(int pid, prof_error *err)
 {
 	FILE *f = fopen("/proc/sys/kernel/yama/ptrace_scope", "re");
 	int scope = 0;
@@ -185,12 +139,12 @@ static int not_permitted(int pid, prof_error *err)
 static int precheck(int pid, prof_error *err)
 {
 	long uid, tracer;
-	if (pid <= 0 || proc_status(pid, &uid, &tracer)) {
+	if (pid <= 0 || inj_proc_status(pid, &uid, &tracer)) {
 		prof_errorf(err, "no such process: %d", pid);
 		return -1;
 	}
 	if (proc_gone(pid))
-		return exited(pid, err);
+		return inj_exited(pid, err);
 	if (tracer && tracer != getpid()) {
 		prof_errorf(err, "process %d is already being traced (by process %ld): detach the debugger or tracer first", pid, tracer);
 		return -1;
@@ -209,8 +163,8 @@ static int maps_read(session *s, prof_error *err)
 	FILE *f = fopen(path, "re");
 	if (!f) {
 		if (errno == EACCES || errno == EPERM)
-			return not_permitted(s->pid, err);
-		return exited(s->pid, err);
+			return inj_not_permitted(s->pid, err);
+		return inj_exited(s->pid, err);
 	}
 	size_t cap = 0;
 	while (fgets(line, sizeof(line), f)) {
@@ -237,547 +191,6 @@ static int maps_read(session *s, prof_error *err)
 	}
 	fclose(f);
 	return 0;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
-static int is_libc(const char *path)
-{
-	const char *b = base_name(path);
-	return !strncmp(b, "libc.so", 7) || !strncmp(b, "libc-", 5) || !strncmp(b, "libc.musl", 9);
-}
-
-static int is_loader(const char *path)
-{
-	const char *b = base_name(path);
-	return !strncmp(b, "ld-linux", 8) || !strncmp(b, "ld-musl", 7) || !strncmp(b, "ld.so", 5) ||
-	       !strncmp(b, "ld-2.", 5);
-}
-
-/* The malloc family: no thread may be stopped in them, nor in the unnamed
- * code between them and their named neighbours (static helpers such as
- * _int_malloc, unnamed in a stripped libc, sit there). */
-static const char *const alloc_names[] = {
-	"malloc", "free", "cfree", "calloc", "realloc", "reallocarray", "posix_memalign", "aligned_alloc",
-	"memalign", "valloc", "pvalloc", "malloc_trim", "malloc_usable_size", "mallinfo", "mallinfo2",
-	"malloc_stats", "mallopt", "malloc_info", "__libc_malloc", "__libc_free", "__libc_calloc",
-	"__libc_realloc", "__libc_memalign", "__libc_valloc", "__libc_pvalloc", "__libc_mallinfo",
-	"__libc_mallopt", "__libc_reallocarray", "__default_morecore", NULL,
-};
-
-/* Entries that hold the loader's or fork's locks or tear the process
- * down: their own range only (their neighbours include start_thread). */
-static const char *const lock_names[] = {
-	"__libc_freeres", "__libc_thread_freeres", "dl_iterate_phdr", "dlopen", "dlclose", "dlsym", "dlvsym",
-	"dladdr", "dladdr1", "dlinfo", "dlmopen", "dlerror", "__libc_dlopen_mode", "__libc_dlsym",
-	"__libc_dlclose", "fork", "_Fork", "vfork", "__libc_fork", "pthread_atfork", "__register_atfork",
-	"exit", "_exit", "_Exit", "__cxa_finalize", "__call_tls_dtors", NULL,
-};
-
-/* The waits an allocator's own threads sleep in (jemalloc's background
- * thread in pthread_cond_timedwait): the lock of a condition is released
- * for the wait, a sleep holds none. */
-static const char *const wait_names[] = {
-	"pthread_cond_wait", "pthread_cond_timedwait", "pthread_cond_clockwait", "nanosleep", "__nanosleep",
-	"clock_nanosleep", "__clock_nanosleep", "usleep", "sleep", NULL,
-};
-
-/* 2 malloc family (widened), 1 a lock holder (exact), 3 a wait (exact), 0 none. */
-static int is_alloc_name(const char *n)
-{
-	for (int i = 0; alloc_names[i]; i++)
-		if (!strcmp(alloc_names[i], n))
-			return 2;
-	for (int i = 0; lock_names[i]; i++)
-		if (!strcmp(lock_names[i], n))
-			return 1;
-	for (int i = 0; wait_names[i]; i++)
-		if (!strcmp(wait_names[i], n))
-			return 3;
-	return 0;
-}
-
-static int fsym_cmp(const void *a, const void *b)
-{
-	const fsym *x = a, *y = b;
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
-/* A module's function symbols (.dynsym and .symtab), sorted, and the
- * difference between its load address and its file addresses' origin
- * (the first PT_LOAD's vaddr - offset).  Caller frees *out. */
-static int elf_syms(const char *path, fsym **out, size_t *nout, uint64_t *vaddr0, int *is_static)
-{
-	*out = NULL;
-	*nout = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -1;
-	elf_version(EV_CURRENT);
-	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e) {
-		close(fd);
-		return -1;
-	}
-	size_t nph = 0;
-	int interp = 0, dynamic = 0, have0 = 0;
-	*vaddr0 = 0;
-	if (!elf_getphdrnum(e, &nph)) {
-		for (size_t i = 0; i < nph; i++) {
-			GElf_Phdr ph;
-			if (!gelf_getphdr(e, (int)i, &ph))
-				continue;
-			interp |= ph.p_type == PT_INTERP;
-			dynamic |= ph.p_type == PT_DYNAMIC;
-			if (ph.p_type == PT_LOAD && !have0) {
-				have0 = 1;
-				*vaddr0 = ph.p_vaddr - ph.p_offset;
-			}
-		}
-	}
-	if (is_static)
-		*is_static = !interp && !dynamic;
-	size_t cap = 0;
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) || !sh.sh_entsize)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		size_t n = d ? sh.sh_size / sh.sh_entsize : 0;
-		for (size_t i = 0; i < n; i++) {
-			GElf_Sym sym;
-			if (!gelf_getsym(d, (int)i, &sym))
-				continue;
-			int t = GELF_ST_TYPE(sym.st_info);
-			if ((t != STT_FUNC && t != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
-				continue;
-			const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (!name)
-				continue;
-			if (vec_grow((void **)out, &cap, *nout + 1, sizeof(**out)))
-				goto done;
-			fsym *f = &(*out)[(*nout)++];
-			f->lo = sym.st_value;
-			f->hi = sym.st_value + (sym.st_size ? sym.st_size : 1);
-			snprintf(f->name, sizeof(f->name), "%s", name);
-			f->alloc = is_alloc_name(f->name);
-		}
-	}
-done:
-	elf_end(e);
-	close(fd);
-	if (*nout)
-		qsort(*out, *nout, sizeof(fsym), fsym_cmp);
-	return 0;
-}
-
-/* The load bias of the module at path: address = file address + bias. */
-static int module_bias(const session *s, const char *path, uint64_t vaddr0, uint64_t *bias)
-{
-	for (size_t i = 0; i < s->nmaps; i++)
-		if (!strcmp(s->maps[i].path, path)) {
-			*bias = s->maps[i].lo - s->maps[i].off - vaddr0;
-			return 0;
-		}
-	return -1;
-}
-
-static uint64_t sym_addr(const fsym *v, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(v[i].name, name))
-			return v[i].lo;
-	return 0;
-}
-
-static int bad_add(session *s, uint64_t lo, uint64_t hi, int kind)
-{
-	if (vec_grow((void **)&s->bad, &s->badcap, s->nbad + 1, sizeof(*s->bad)))
-		return -1;
-	s->bad[s->nbad++] = (range){ lo, hi, kind };
-	return 0;
-}
-
-/* Forbidden ranges of a symbol-bearing module: each alloc symbol widened
- * to its named neighbours (static helpers such as _int_malloc sit there,
- * unnamed in a stripped libc). */
-static void bad_from_syms(session *s, const fsym *v, size_t n, uint64_t bias)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (!v[i].alloc)
-			continue;
-		uint64_t lo = v[i].lo, hi = v[i].hi;
-		if (v[i].alloc != 2) {
-			bad_add(s, lo + bias, hi + bias, v[i].alloc == 1 ? R_LOCK : R_WAIT);
-			continue;
-		}
-		for (size_t j = i; j-- > 0;)
-			if (!v[j].alloc && v[j].lo != v[i].lo) {
-				lo = v[j].hi < lo ? v[j].hi : lo;
-				break;
-			}
-		for (size_t j = i + 1; j < n; j++)
-			if (!v[j].alloc && v[j].lo >= v[i].hi) {
-				hi = v[j].lo;
-				break;
-			}
-		bad_add(s, lo + bias, hi + bias, R_ALLOC);
-	}
-}
-
-/* An allocator's ranges from its malloc family's symbols (libc, or an
- * executable that defines malloc itself); -1 if they cannot be read. */
-static int bad_syms(session *s, const char *path)
-{
-	fsym *v;
-	size_t n;
-	uint64_t vaddr0, bias;
-	if (elf_syms(path, &v, &n, &vaddr0, NULL) || module_bias(s, path, vaddr0, &bias)) {
-		free(v);
-		return -1;
-	}
-	bad_from_syms(s, v, n, bias);
-	free(v);
-	return 0;
-}
-
-/* The forbidden ranges, and libc's path (for dlopen). */
-static int bad_build(session *s, char *libc, size_t libc_len)
-{
-	libc[0] = 0;
-	char exe[4096] = "", link[64];
-	snprintf(link, sizeof(link), "/proc/%d/exe", s->pid);
-	ssize_t k = readlink(link, exe, sizeof(exe) - 1);
-	exe[k > 0 ? (size_t)k : 0] = 0;
-	int provider_done = 0;
-	for (size_t i = 0; i < s->nmaps; i++) {
-		vmap *m = &s->maps[i];
-		if (!m->exec || m->path[0] != '/')
-			continue;
-		const char *b = base_name(m->path);
-		if (is_loader(m->path))
-			bad_add(s, m->lo, m->hi, R_LOCK);
-		else if (!strncmp(b, "libjemalloc", 11) || !strncmp(b, "libtcmalloc", 11) ||
-			 !strncmp(b, "libmimalloc", 11) || !strncmp(b, "libmprof", 8))
-			bad_add(s, m->lo, m->hi, R_ALLOC);
-		else if (s->alloc[0] && !strcmp(m->path, s->alloc) && !is_libc(m->path)) {
-			/* another allocator library: all of it; the executable: its malloc family */
-			if (strcmp(m->path, exe))
-				bad_add(s, m->lo, m->hi, R_ALLOC);
-			else if (!provider_done && bad_syms(s, m->path))
-				return -1;
-			provider_done = 1;
-		} else if (is_libc(m->path)) {
-			bad_add(s, m->lo, m->hi, R_LIBC);
-			if (!libc[0])
-				snprintf(libc, libc_len, "%s", m->path);
-		}
-	}
-	return libc[0] ? bad_syms(s, libc) : 0;
-}
-
-/* The kinds of code (R_*) pc lies in. */
-static int code_kind(const session *s, uint64_t pc)
-{
-	int k = 0;
-	for (size_t i = 0; i < s->nbad; i++)
-		if (pc >= s->bad[i].lo && pc < s->bad[i].hi)
-			k |= s->bad[i].kind;
-	return k;
-}
-
-static int has_tid(const session *s, pid_t t)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (s->tids[i] == t)
-			return 1;
-	return 0;
-}
-
-/* Waits for tid's stop after an interrupt; remembers a signal it was about
- * to receive.  0 stopped, 1 the thread is gone, -1 the process is gone. */
-static int wait_stop(session *s, size_t k)
-{
-	for (;;) {
-		int st;
-		pid_t r = waitpid(s->tids[k], &st, __WALL);
-		if (r < 0)
-			return errno == EINTR ? 0 : 1;
-		if (WIFEXITED(st) || WIFSIGNALED(st))
-			return s->tids[k] == s->pid ? -1 : 1;
-		if (WIFSTOPPED(st)) {
-			int sig = WSTOPSIG(st);
-			if ((st >> 16) == 0 && sig != SIGTRAP && sig != SIGSTOP)
-				s->sigs[k] = sig;   /* signal-delivery-stop: give it back later */
-			return 0;
-		}
-	}
-}
-
-/* A busy thread is let run to the address where it leaves the allocator
- * (the return address of its outermost allocator frame): an execution
- * breakpoint in the thread's own debug registers (DR0, enabled in DR7), so
- * no other thread and no code is touched.  Its SIGTRAP stops it for us and
- * is never delivered (wait_stop drops it). */
-static void arm(session *s, size_t i, uint64_t at)
-{
-	pid_t t = s->tids[i];
-	if (!ptrace(PTRACE_POKEUSER, t, (void *)offsetof(struct user, u_debugreg[0]), (void *)at) &&
-	    !ptrace(PTRACE_POKEUSER, t, (void *)offsetof(struct user, u_debugreg[7]), (void *)1L))
-		s->clear[i] |= ARMED;
-}
-
-/* Clears the breakpoint (the thread is stopped); never left set on a thread
- * let go, where its trap would kill the process. */
-static void disarm(session *s, size_t i)
-{
-	if (!(s->clear[i] & ARMED))
-		return;
-	pid_t t = s->tids[i] < 0 ? -s->tids[i] : s->tids[i];
-	ptrace(PTRACE_POKEUSER, t, (void *)offsetof(struct user, u_debugreg[7]), (void *)0L);
-	ptrace(PTRACE_POKEUSER, t, (void *)offsetof(struct user, u_debugreg[6]), (void *)0L);
-	s->clear[i] &= (uint8_t)~ARMED;
-}
-
-/* Lets every thread go, with the signals they were stopped on. */
-static void release_all(session *s)
-{
-	for (size_t i = 0; i < s->n; i++) {
-		disarm(s, i);
-		ptrace(PTRACE_DETACH, s->tids[i], NULL, (void *)(long)s->sigs[i]);
-	}
-	s->n = 0;
-}
-
-/* Seizes and stops every thread, rescanning the task list until no new
- * thread appears. */
-static int stop_all(session *s, prof_error *err)
-{
-	for (int round = 0; round < 100; round++) {
-		char path[64];
-		snprintf(path, sizeof(path), "/proc/%d/task", s->pid);
-		DIR *d = opendir(path);
-		if (!d) {
-			release_all(s);
-			return exited(s->pid, err);
-		}
-		int added = 0;
-		struct dirent *de;
-		while ((de = readdir(d))) {
-			pid_t t = (pid_t)atoi(de->d_name);
-			if (t <= 0 || has_tid(s, t))
-				continue;
-			if (ptrace(PTRACE_SEIZE, t, NULL, NULL)) {
-				if (errno == ESRCH)
-					continue;   /* a thread that just left */
-				int e = errno;
-				closedir(d);
-				release_all(s);
-				if (proc_gone(s->pid))
-					return exited(s->pid, err);
-				long uid, tracer = 0;
-				if (!proc_status(s->pid, &uid, &tracer) && tracer && tracer != getpid()) {
-					prof_errorf(err, "process %d is already being traced (by process %ld): detach the debugger or tracer first", s->pid, tracer);
-					return -1;
-				}
-				if (e == EPERM)
-					return not_permitted(s->pid, err);
-				prof_errorf(err, "ptrace(SEIZE) of thread %d: %s", (int)t, strerror(e));
-				return -1;
-			}
-			if (s->n == s->cap) {
-				size_t cap = s->cap ? s->cap * 2 : 16;
-				pid_t *a = realloc(s->tids, cap * sizeof(*a));
-				int *b = a ? realloc(s->sigs, cap * sizeof(*b)) : NULL;
-				uint8_t *c = b ? realloc(s->clear, cap) : NULL;
-				if (a)
-					s->tids = a;
-				if (b)
-					s->sigs = b;
-				if (!c) {
-					ptrace(PTRACE_DETACH, t, NULL, NULL);
-					closedir(d);
-					release_all(s);
-					prof_errorf(err, "out of memory");
-					return -1;
-				}
-				s->clear = c;
-				s->cap = cap;
-			}
-			size_t k = s->n++;
-			s->tids[k] = t;
-			s->sigs[k] = 0;
-			s->clear[k] = 0;
-			ptrace(PTRACE_INTERRUPT, t, NULL, NULL);
-			int w = wait_stop(s, k);
-			if (w < 0) {
-				closedir(d);
-				release_all(s);
-				return exited(s->pid, err);
-			}
-			if (w > 0)
-				s->tids[k] = -t;   /* gone: kept so it is not seized again */
-			added = 1;
-		}
-		closedir(d);
-		if (!added)
-			break;
-	}
-	/* Drop the threads that left (and their breakpoints). */
-	size_t j = 0;
-	for (size_t i = 0; i < s->n; i++)
-		if (s->tids[i] > 0) {
-			s->tids[j] = s->tids[i];
-			s->clear[j] = s->clear[i];
-			s->sigs[j++] = s->sigs[i];
-		}
-	s->n = j;
-	if (!s->n || proc_gone(s->pid)) {
-		release_all(s);
-		return exited(s->pid, err);
-	}
-	return 0;
-}
-
-/* The safe-point rule.  dlopen and the hook's start take the loader's lock
- * and allocate through the program's allocator, so no thread may be stopped
- * where it holds a lock they need:
- *  - in the loader, or in a libc entry that holds the loader's or fork's
- *    locks (dlopen, dl_iterate_phdr, fork, exit ...): busy;
- *  - in the allocator (libc's malloc family, jemalloc, tcmalloc, mimalloc):
- *    busy, unless the allocator's innermost frame called straight into a
- *    wait in libc (pthread_cond_*wait, nanosleep, ...) and the thread is
- *    still inside it: an allocator's own thread asleep there (jemalloc's
- *    background thread) holds no allocator lock: a condition wait releases
- *    its mutex, a sleep holds none, and the thread stays stopped.
- * A busy thread is let run until it leaves (*leave: the return address of
- * its outermost allocator or loader frame; 0 if unknown) or a moment, and
- * looked at again.  1 when the stopped thread is busy. */
-static int thread_busy(session *s, pid_t tid, uint64_t *leave)
-{
-	*leave = 0;
-	if (tid <= 0)
-		return 0;
-	void *ui = _UPT_create(tid);
-	if (!ui)
-		return 1;
-	unw_cursor_t c;
-	if (unw_init_remote(&c, s->as, ui) < 0) {
-		_UPT_destroy(ui);
-		return 1;
-	}
-	int busy = 0, all_libc = 1, callee = 0, in_alloc = 0;
-	for (int d = 0; d < MAX_FRAMES; d++) {
-		unw_word_t ip = 0;
-		if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 || !ip)
-			break;
-		/* A return address points after the call: look at the call. */
-		int k = code_kind(s, d ? ip - 1 : ip);
-		if (busy) {   /* looking for the first frame outside */
-			if (!(k & (R_LOCK | R_ALLOC))) {
-				*leave = ip;
-				break;
-			}
-		} else if (k & R_LOCK) {
-			busy = 1;
-		} else if ((k & R_ALLOC) && !in_alloc) {
-			in_alloc = 1;
-			if (!(d > 0 && all_libc && (callee & R_WAIT)))
-				busy = 1;
-			/* asleep: the frames outside still count for the loader's locks */
-		}
-		all_libc &= !!(k & R_LIBC);
-		callee = k;
-		if (unw_step(&c) <= 0)
-			break;
-	}
-	_UPT_destroy(ui);
-	return busy;
-}
-
-/* Stops the process at a moment no thread is busy.  Threads found outside
- * stay stopped (they hold none of the allocator's locks) and are not looked
- * at again; only the busy ones run on, a moment at a time, until each is
- * caught outside too.  They run together: on a loaded machine each waits
- * for a CPU, and the time the program is held grows round by round (up to
- * STOP_MAX_MS) rather than give up. */
-static int stop_safe(session *s, prof_error *err)
-{
-	long t0 = now_ms(), limit = TRY_MS, hold = STOP_MS;
-	const char *env = getenv("MPROF_INJECT_TIMEOUT");
-	if (env && atol(env) > 0)
-		limit = atol(env);
-	unsigned seed = (unsigned)getpid();
-	while (now_ms() - t0 <= limit) {
-		if (stop_all(s, err))
-			return -1;
-		for (size_t i = 0; i < s->n; i++)
-			s->clear[i] = 0;
-		long t1 = now_ms();
-		for (int t = 0; t < TRIES && now_ms() - t1 < hold; t++) {
-			/* The busy ones run on together, then stop again. */
-			int busy = 0;
-			for (size_t i = 0; i < s->n; i++) {
-				if ((s->clear[i] & CLEAR) || s->tids[i] <= 0)
-					continue;
-				uint64_t leave;
-				if (!thread_busy(s, s->tids[i], &leave)) {
-					disarm(s, i);
-					s->clear[i] = CLEAR;
-					continue;
-				}
-				busy = 1;
-				if (leave)
-					arm(s, i, leave);
-				else
-					disarm(s, i);
-				ptrace(PTRACE_CONT, s->tids[i], NULL, (void *)(long)s->sigs[i]);
-				s->sigs[i] = 0;
-			}
-			if (busy) {
-				seed = seed * 1103515245 + 12345;
-				struct timespec ts = { 0, (RUN_US + (long)(seed >> 8) % (RUN_US * 10)) * 1000 };
-				nanosleep(&ts, NULL);
-			}
-			for (size_t i = 0; busy && i < s->n; i++)
-				if (!(s->clear[i] & CLEAR) && s->tids[i] > 0)
-					ptrace(PTRACE_INTERRUPT, s->tids[i], NULL, NULL);
-			for (size_t i = 0; busy && i < s->n; i++) {
-				if ((s->clear[i] & CLEAR) || s->tids[i] <= 0)
-					continue;
-				int w = wait_stop(s, i);
-				if (w < 0) {
-					s->n = 0;
-					return exited(s->pid, err);
-				}
-				if (w > 0)
-					s->tids[i] = -s->tids[i];
-			}
-			if (busy)
-				continue;
-			/* Threads started meanwhile are seized (not clear yet), the gone ones dropped. */
-			if (stop_all(s, err))
-				return -1;
-			size_t k = 0;
-			while (k < s->n && (s->clear[k] & CLEAR))
-				k++;
-			if (k == s->n)
-				return 0;
-		}
-		release_all(s);
-		if (hold < STOP_MAX_MS)
-			hold *= 2;
-		sleep_ms(10);
-	}
-	if (proc_gone(s->pid))
-		return exited(s->pid, err);
-	prof_errorf(err, "process %d: gave up after %.1f s: some thread was always inside the allocator or the dynamic loader (MPROF_INJECT_TIMEOUT=MS waits longer)", s->pid, (double)limit / 1000);
-	return -1;
 }
 
 static int poke(pid_t tid, uint64_t addr, const void *src, size_t len)
@@ -829,7 +242,7 @@ static void others_stop(session *s, pid_t tid)
 		if (s->tids[i] == tid)
 			continue;
 		ptrace(PTRACE_INTERRUPT, s->tids[i], NULL, NULL);
-		if (wait_stop(s, i))
+		if (inj_wait_stop(s, i))
 			s->sigs[i] = 0;
 	}
 	s->others_running = 0;
@@ -846,7 +259,7 @@ static int remote_call(session *s, pid_t tid, uint64_t fn, const char *str, uint
 	struct user_fpregs_struct fp;
 	if (ptrace(PTRACE_GETREGS, tid, NULL, &saved)) {
 		if (proc_gone(s->pid))
-			return exited(s->pid, err);
+			return inj_exited(s->pid, err);
 		prof_errorf(err, "ptrace(GETREGS) of thread %d: %s", (int)tid, strerror(errno));
 		return -1;
 	}
@@ -882,26 +295,26 @@ static int remote_call(session *s, pid_t tid, uint64_t fn, const char *str, uint
 		prof_errorf(err, "ptrace of thread %d: %s", (int)tid, strerror(errno));
 		return -1;
 	}
-	long t0 = now_ms();
+	long t0 = inj_now_ms();
 	int done = 0;
 	while (!done) {
 		int st;
 		pid_t w = waitpid(tid, &st, __WALL | WNOHANG);
 		if (w < 0 && errno != EINTR)
-			return exited(s->pid, err);
+			return inj_exited(s->pid, err);
 		if (w <= 0) {
-			long el = now_ms() - t0;
+			long el = inj_now_ms() - t0;
 			if (el > CALL_ALONE_MS && !s->others_running)
 				others_run(s, tid);
 			if (el > CALL_MAX_MS) {
 				prof_errorf(err, "process %d: the injected call did not return within %d s", s->pid, CALL_MAX_MS / 1000);
 				return -1;
 			}
-			sleep_ms(1);
+			inj_sleep_ms(1);
 			continue;
 		}
 		if (WIFEXITED(st) || WIFSIGNALED(st))
-			return exited(s->pid, err);
+			return inj_exited(s->pid, err);
 		if (!WIFSTOPPED(st))
 			continue;
 		int sig = WSTOPSIG(st);
@@ -930,7 +343,7 @@ static int remote_call(session *s, pid_t tid, uint64_t fn, const char *str, uint
 
 static void session_free(session *s)
 {
-	release_all(s);
+	inj_release(s);
 	if (s->as)
 		unw_destroy_addr_space(s->as);
 	free(s->tids);
@@ -953,7 +366,7 @@ static int session_open(session *s, int pid, char *libc, size_t libc_len, prof_e
 	size_t n;
 	uint64_t vaddr0;
 	int is_static = 0;
-	if (!elf_syms(exe, &v, &n, &vaddr0, &is_static) && is_static) {
+	if (!inj_elf_syms(exe, &v, &n, &vaddr0, &is_static) && is_static) {
 		free(v);
 		prof_errorf(err, "process %d is statically linked: a library cannot be loaded into it (build it dynamically, or start it with LD_PRELOAD)", pid);
 		return -1;
@@ -961,7 +374,7 @@ static int session_open(session *s, int pid, char *libc, size_t libc_len, prof_e
 	free(v);
 	if (allocator_identify(pid, s->alloc, sizeof(s->alloc), err))
 		return -1;
-	if (bad_build(s, libc, libc_len)) {
+	if (inj_ranges_build(s, libc, libc_len)) {
 		prof_errorf(err, "process %d: cannot read the symbols of %s", pid, libc);
 		return -1;
 	}
@@ -981,11 +394,11 @@ static uint64_t remote_sym(session *s, const char *path, const char *name)
 	fsym *v;
 	size_t n;
 	uint64_t vaddr0, bias;
-	if (elf_syms(path, &v, &n, &vaddr0, NULL))
+	if (inj_elf_syms(path, &v, &n, &vaddr0, NULL))
 		return 0;
-	uint64_t a = sym_addr(v, n, name);
+	uint64_t a = inj_sym_addr(v, n, name);
 	free(v);
-	if (!a || module_bias(s, path, vaddr0, &bias))
+	if (!a || inj_module_bias(s, path, vaddr0, &bias))
 		return 0;
 	return a + bias;
 }
@@ -995,7 +408,7 @@ static int wait_segment(int pid)
 	for (int i = 0; i < 200; i++) {
 		if (inject_seg_flags(pid) >= 0)
 			return 0;
-		sleep_ms(10);
+		inj_sleep_ms(10);
 	}
 	return -1;
 }
@@ -1026,12 +439,12 @@ static int still_mapped(session *s, uint64_t fn)
 
 static int call_in(session *s, uint64_t fn, const char *str, uint64_t a1, uint64_t *ret, prof_error *err)
 {
-	if (stop_safe(s, err))
+	if (inj_stop_safe(s, err))
 		return -1;
 	if (!still_mapped(s, fn)) {
-		release_all(s);
+		inj_release(s);
 		if (proc_gone(s->pid))
-			return exited(s->pid, err);
+			return inj_exited(s->pid, err);
 		prof_errorf(err, "process %d ran a new program (exec) during the injection; nothing was done: try again", s->pid);
 		return -1;
 	}
@@ -1068,7 +481,7 @@ int inject_load(int pid, const char *lib, char *alloc, size_t alloc_cap, prof_er
 		}
 		uint64_t fn = 0;
 		for (size_t i = 0; i < s.nmaps && !fn; i++)
-			if (strstr(base_name(s.maps[i].path), "libmprof"))
+			if (strstr(inj_base_name(s.maps[i].path), "libmprof"))
 				fn = remote_sym(&s, s.maps[i].path, "mprof_attach");
 		if (!fn) {
 			prof_errorf(err, "process %d: no mprof_attach in its libmprof.so", pid);
@@ -1106,7 +519,7 @@ int inject_load(int pid, const char *lib, char *alloc, size_t alloc_cap, prof_er
 	session_free(&s);
 	if (rc == INJECT_LOADED && wait_segment(pid)) {
 		if (proc_gone(pid))
-			return exited(pid, err);
+			return inj_exited(pid, err);
 		prof_errorf(err, "process %d: libmprof.so is loaded but made no segment (see the process's stderr)", pid);
 		return -1;
 	}
@@ -1118,7 +531,7 @@ int inject_detach(int pid, prof_error *err)
 	int flags = inject_seg_flags(pid);
 	if (flags < 0) {
 		long uid, tracer;
-		if (proc_status(pid, &uid, &tracer))
+		if (inj_proc_status(pid, &uid, &tracer))
 			prof_errorf(err, "no such process: %d", pid);
 		else
 			prof_errorf(err, "process %d has no mprof segment: nothing to detach", pid);
@@ -1140,7 +553,7 @@ int inject_detach(int pid, prof_error *err)
 	}
 	uint64_t fn = 0;
 	for (size_t i = 0; i < s.nmaps && !fn; i++)
-		if (strstr(base_name(s.maps[i].path), "libmprof"))
+		if (strstr(inj_base_name(s.maps[i].path), "libmprof"))
 			fn = remote_sym(&s, s.maps[i].path, "mprof_detach");
 	int rc = -1;
 	uint64_t ret = 0;
@@ -1186,7 +599,7 @@ static int tty_key(void)
 int inject_offer(int pid, const char *lib, prof_error *err)
 {
 	long uid, tracer;
-	if (proc_status(pid, &uid, &tracer))
+	if (inj_proc_status(pid, &uid, &tracer))
 		return 0;   /* the attach reports the missing process */
 	fprintf(stderr, "mprof-tui: process %d was started without libmprof.so. Load it now with ptrace "
 			"(history before this moment stays unknown)? [y/n] ", pid);

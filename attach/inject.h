@@ -1,7 +1,7 @@
 /* inject.h - load libmprof.so into a process started without it (ptrace,
  * x86_64): stop every thread, make sure none is inside the allocator or the
  * dynamic loader, call dlopen on one of them, restore it, let go.  The
- * hook then redirects the program's calls itself (attach/got.c). */
+ * hook then redirects the program's calls itself (attach/hook/got.c). */
 #ifndef MPROF_INJECT_H
 #define MPROF_INJECT_H
 

@@ -3,7 +3,7 @@
  * page is mapped writable, for ring_read and the recorder's heartbeat. */
 #include "attach/record_attach.h"
 #include "attach/follow.h"
-#include "attach/record.h"
+#include "attach/hook/record.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
  * writing while we read, and a segment may be corrupt or hostile: every
  * count is clamped to its capacity and every index checked before use. */
 #include "attach/segment_read.h"
-#include "attach/hook.h"
+#include "attach/hook/hook.h"
 #include "core/heap_scale.h"
 
 #include <errno.h>

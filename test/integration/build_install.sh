@@ -18,6 +18,6 @@ expect_eq "make deps is silent when all is present" "$(make -s --no-print-direct
 # `make` after an edit rebuilt only that tool).
 san=""
 [ "${B:-build}" = build/san ] && san=SANITIZE=1
-run_status make -n --no-print-directory $san -W tui/main.c -W attach/hook.c
+run_status make -n --no-print-directory $san -W tui/main.c -W attach/hook/hook.c
 expect_match "plain make relinks mprof-tui after an edit" "$OUT" "-o ([a-z/]*/)?mprof-tui "
 expect_match "plain make relinks libmprof.so after an edit" "$OUT" "-o libmprof.so "

@@ -3,8 +3,8 @@
  * unrecorded (hook_quiet); it blocks every signal. Stopped at exit, where
  * the exiting thread drains what is left. The files rotate at
  * MPROF_RECORD_SIZE bytes, MPROF_RECORD_FILES kept. */
-#include "attach/hook.h"
-#include "attach/record.h"
+#include "attach/hook/hook.h"
+#include "attach/hook/record.h"
 
 #include <pthread.h>
 #include <signal.h>

@@ -11,7 +11,7 @@
  * to the definition the program's own lookup reaches (hook_fn.real), so a
  * block is always freed by the allocator that made it, before and after
  * detach.  Memory is mmap'd; a spinlock orders patchers and the detacher. */
-#include "attach/hook.h"
+#include "attach/hook/hook.h"
 
 #include <dlfcn.h>
 #include <elf.h>

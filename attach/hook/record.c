@@ -3,8 +3,8 @@
  * producers waiting for room go on. The counters written in checkpoints
  * are those of the stream itself (plus the segment's at a late attach), so
  * a reader replaying a file from its checkpoint gets the same numbers. */
-#include "attach/record.h"
-#include "attach/hook.h"
+#include "attach/hook/record.h"
+#include "attach/hook/hook.h"
 #include "core/heap_scale.h"
 
 #include <errno.h>

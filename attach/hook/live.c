@@ -9,7 +9,7 @@
  * shard's cache lines.
  * Entries are 16 bytes, four to a cache line: sizes of 4 GiB - 1 and more
  * are kept apart, in one more table of the same kind keyed by pointer. */
-#include "attach/hook.h"
+#include "attach/hook/hook.h"
 
 #include <sched.h>
 #include <string.h>

@@ -9,7 +9,7 @@
  * jemalloc that it is there): got.c reaches their callers' GOT slots.
  * Built with -fexceptions: a throwing operator new unwinds through the
  * wrapper, whose cleanup ends the thread's busy state. */
-#include "attach/hook.h"
+#include "attach/hook/hook.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  * into the ring overlap instead of stalling each locked instruction that
  * follows.  Times come from the coarse monotonic clock (a few ns to read;
  * kernel tick resolution): times are for timelines. */
-#include "attach/hook.h"
+#include "attach/hook/hook.h"
 
 #include <sched.h>
 #include <time.h>

@@ -4,7 +4,7 @@
  * recorded and a new count is drawn. By memorylessness an allocation of s
  * bytes is recorded with probability 1 - exp(-s/BYTES) whatever came
  * before, which is what readers undo (core/recfmt.h rec_weight). */
-#include "attach/hook.h"
+#include "attach/hook/hook.h"
 
 #include <math.h>
 #include <time.h>

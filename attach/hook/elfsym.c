@@ -2,7 +2,7 @@
  * malloc (the dump runs inside the host, maybe in a signal handler): the
  * file and a sorted symbol array live in mmap'd memory.  .symtab when the
  * file has one, else .dynsym. */
-#include "attach/hook.h"
+#include "attach/hook/hook.h"
 
 #include <elf.h>
 #include <fcntl.h>

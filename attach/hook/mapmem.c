@@ -1,6 +1,6 @@
 /* mapmem.c - page-granular memory straight from the kernel, for code that
  * must not use the allocator it watches (the hook, its dumps). */
-#include "attach/hook.h"
+#include "attach/hook/hook.h"
 
 #include <sys/mman.h>
 #include <unistd.h>

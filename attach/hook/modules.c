@@ -2,7 +2,7 @@
  * mapped (path, build-id, base, size), from dl_iterate_phdr.  Append-only:
  * a dlclose'd library stays, marked unloaded, so its addresses still
  * resolve in a dump written after it is gone. */
-#include "attach/hook.h"
+#include "attach/hook/hook.h"
 
 #include <elf.h>
 #include <link.h>

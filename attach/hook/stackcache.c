@@ -12,7 +12,7 @@
  * thread descriptor), found once per thread in /proc/self/maps with plain
  * syscalls, so every slot read lies in memory that stays mapped while the
  * thread lives.  The cache is mmap'd per thread and unmapped at its exit. */
-#include "attach/hook.h"
+#include "attach/hook/hook.h"
 
 #include <fcntl.h>
 #include <pthread.h>

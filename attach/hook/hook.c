@@ -3,7 +3,7 @@
  * and SIGUSR2 dumps.  Per-thread state only on the hot path; a per-thread
  * busy flag makes every nested call (from libunwind, dlsym, a signal
  * handler inside the hook) go straight to the real allocator. */
-#include "attach/hook.h"
+#include "attach/hook/hook.h"
 
 #include <dlfcn.h>
 #include <link.h>

@@ -1,6 +1,14 @@
-/* hook.h - what the producer's modules (hook, unwind, stacks, live, ring,
- * modules, dump) share inside libmprof.so.  Nothing here allocates through
- * the watched allocator: all memory is mmap'd. */
+/* hook.h - attach/hook/ is libmprof.so and nothing else: what runs inside
+ * the target.  The entry points (hook.c: C's malloc family; hook_ext.c: the
+ * C++ operators, jemalloc's and tcmalloc's own API) forward to the
+ * program's allocator and record; unwind.c and stackcache.c make the stack,
+ * stacks.c interns it in the segment, live.c keeps the live pointers, ring.c
+ * streams events, modules.c and elfsym.c name the code, dump.c writes .pro
+ * files through core's writers, record.c and record_hook.c write
+ * recordings, sample.c samples, got.c reaches callers through their GOT
+ * slots.  The contracts with mprof-tui are attach/segment.h and
+ * core/recfmt.h.  Nothing here allocates through the watched allocator:
+ * all memory is mmap'd (test/integration/hook_link.sh checks the objects). */
 #ifndef MPROF_HOOK_H
 #define MPROF_HOOK_H
 

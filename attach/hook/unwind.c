@@ -2,7 +2,7 @@
  * unw_backtrace (default; it keeps a per-thread cache of unwind info) or a
  * frame-pointer walk (MPROF_UNWIND=fp).  Frames inside libmprof.so itself
  * are dropped so stacks start at the program's call. */
-#include "attach/hook.h"
+#include "attach/hook/hook.h"
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>

@@ -2,7 +2,7 @@
  * of stacks and an open-addressing hash of ids.  An inserter writes its
  * entry, publishes it (release), then claims a hash slot with a CAS; if it
  * loses the slot to an equal stack it marks its own entry a duplicate. */
-#include "attach/hook.h"
+#include "attach/hook/hook.h"
 
 #include <string.h>
 

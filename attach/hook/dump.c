@@ -2,7 +2,7 @@
  * through core's writers.  The prof model is built in mmap'd arrays (the
  * writers only read it), so a dump never calls malloc and can run from a
  * signal handler while other threads keep allocating. */
-#include "attach/hook.h"
+#include "attach/hook/hook.h"
 #include "core/heap_scale.h"
 #include "core/load.h"
 

@@ -1,0 +1,16 @@
+# attach/hook/: libmprof.so, and nothing else. Every file here goes into the
+# hook; it links core's writers and the loader helpers, which never
+# allocate, and no reader, aggregation or view code (test/integration/
+# hook_link.sh checks the objects). elfsym.c, mapmem.c and record.c are
+# linked by mprof-tui too (segment names, the recording writer).
+HOOK_SRC += attach/hook/hook.c attach/hook/hook_ext.c attach/hook/unwind.c attach/hook/stackcache.c \
+	attach/hook/stacks.c attach/hook/live.c attach/hook/ring.c attach/hook/modules.c attach/hook/elfsym.c \
+	attach/hook/dump.c attach/hook/mapmem.c attach/hook/sample.c attach/hook/record.c \
+	attach/hook/record_hook.c attach/hook/got.c \
+	core/pro_native_write.c core/pro_v1_write.c core/wbuf.c core/loadutil.c
+HOOK_LIBS += -lunwind -lm
+
+# Frame pointers in the hook itself, so MPROF_UNWIND=fp can walk out of it.
+$(B)/pic/attach/hook/%.o: CFLAGS += -fno-omit-frame-pointer
+# A throwing operator new unwinds through its wrapper's cleanup.
+$(B)/pic/attach/hook/hook_ext.o: CFLAGS += -fexceptions

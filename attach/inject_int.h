@@ -1,0 +1,91 @@
+/* inject_int.h - what inject.c (the session: checks, the remote call,
+ * load and detach) and safepoint.c (stopping every thread at a safe point)
+ * share.  x86_64 only. */
+#ifndef MPROF_INJECT_INT_H
+#define MPROF_INJECT_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <libunwind-ptrace.h>
+
+#include "core/load.h"
+
+#define TRIES 5000          /* check rounds in one stop */
+#define STOP_MS 50          /* the longest the program is held still while checking */
+#define STOP_MAX_MS 800     /* ... doubling each round a loaded machine needs more */
+#define RUN_US 20           /* busy threads run on this long (and up to 10x more) */
+#define TRY_MS 10000        /* and the time they may take (MPROF_INJECT_TIMEOUT) */
+#define CALL_ALONE_MS 2000  /* the call runs with the others stopped this long */
+#define CALL_MAX_MS 30000
+#define MAX_FRAMES 256
+
+typedef struct vmap {
+	uint64_t lo, hi, off;
+	int exec;
+	char path[512];
+} vmap;
+
+/* What code a range holds, for the safe-point rule (see stop_safe). */
+enum { R_ALLOC = 1, R_LOCK = 2, R_WAIT = 4, R_LIBC = 8 };
+
+typedef struct range {
+	uint64_t lo, hi;
+	int kind;
+} range;
+
+/* A function symbol of a module, file addresses. */
+typedef struct fsym {
+	uint64_t lo, hi;
+	char name[40];
+	int alloc;
+} fsym;
+
+enum { CLEAR = 1, ARMED = 2 };
+
+typedef struct session {
+	int pid;
+	pid_t *tids;
+	int *sigs;            /* signal to give back when letting the thread go */
+	uint8_t *clear;       /* CLEAR: seen outside the allocator and stopped since;
+				 ARMED: a debug register is set (see arm) */
+	size_t n, cap;
+	vmap *maps;
+	size_t nmaps;
+	range *bad;           /* allocator, loader, wait and libc code (R_*) */
+	size_t nbad, badcap;
+	unw_addr_space_t as;
+	int others_running;   /* the call let the other threads run */
+	char alloc[4096];     /* the module providing the program's malloc */
+} session;
+
+
+/* inject.c */
+long inj_now_ms(void);
+void inj_sleep_ms(long ms);
+/* "process N exited during the injection"; -1. */
+int inj_exited(int pid, prof_error *err);
+/* Why ptrace was refused (yama, another user); -1. */
+int inj_not_permitted(int pid, prof_error *err);
+/* Uid and TracerPid from /proc/PID/status; -1 when there is no such process. */
+int inj_proc_status(int pid, long *uid, long *tracer);
+
+/* safepoint.c */
+const char *inj_base_name(const char *path);
+/* A module's function symbols (.dynsym and .symtab), sorted, and the
+ * difference between its load address and its file addresses' origin.
+ * Caller frees *out. */
+int inj_elf_syms(const char *path, fsym **out, size_t *nout, uint64_t *vaddr0, int *is_static);
+/* The load bias of the module at path: address = file address + bias. */
+int inj_module_bias(const session *s, const char *path, uint64_t vaddr0, uint64_t *bias);
+uint64_t inj_sym_addr(const fsym *v, size_t n, const char *name);
+/* The code ranges of the safe-point rule, and libc's path (for dlopen). */
+int inj_ranges_build(session *s, char *libc, size_t libc_len);
+/* Waits for thread k's stop: 0 stopped, 1 the thread is gone, -1 the process. */
+int inj_wait_stop(session *s, size_t k);
+/* Lets every thread go, with their signals and without breakpoints. */
+void inj_release(session *s);
+/* Stops the process at a moment no thread is busy (see safepoint.c). */
+int inj_stop_safe(session *s, prof_error *err);
+
+#endif
