@@ -16,7 +16,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,7 +46,6 @@ static char out_path[4096];
 static int out_v1, forked_child;
 static int descendant;    /* exec'd by a hooked process: names its dump */
 static int forks_dump;    /* MPROF_FORKS=1: forked children dump too */
-static char prog_name[48];
 static unsigned dump_seq;
 static int got_any;       /* some entry is reached through GOT slots only */
 
@@ -97,131 +95,15 @@ static size_t arena_size(const void *p)
 
 /* ---- start-up ------------------------------------------------------------ */
 
-static void say(const char *a, const char *b, const char *c)
-{
-	char buf[512];
-	int n = snprintf(buf, sizeof(buf), "mprof: %s%s%s\n", a, b, c);
-	if (n > 0 && write(2, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1) < 0)
-		return;
-}
-
-static uint64_t env_num(const char *name, uint64_t def, uint64_t lo, uint64_t hi)
-{
-	const char *s = getenv(name);
-	if (!s || !*s)
-		return def;
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (*end || v < lo || v > hi) {
-		say(name, ": out of range, using the default", "");
-		return def;
-	}
-	return v;
-}
-
-static uint64_t align64(uint64_t n)
-{
-	return (n + 63) & ~(uint64_t)63;
-}
-
-static int64_t clock_ns(clockid_t c)
-{
-	struct timespec ts;
-	clock_gettime(c, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static void read_cmdline(char *dst, size_t cap)
-{
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	ssize_t n = read(fd, dst, cap - 1);
-	close(fd);
-	if (n <= 0)
-		return;
-	while (n > 0 && !dst[n - 1])
-		n--;
-	for (ssize_t i = 0; i < n; i++)
-		if (!dst[i])
-			dst[i] = ' ';
-	dst[n] = 0;
-}
-
 static void seg_path(char *buf, size_t cap, int pid)
 {
 	snprintf(buf, cap, SEG_PATH_FMT, pid);
 }
 
-/* Creates and maps /dev/shm/mprof-<pid> (0600) with the given capacities. */
-static seg_header *seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, uint64_t mods,
-			      uint64_t lanes, uint64_t lcap)
+static seg_header *seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, uint64_t mods, uint64_t lanes,
+			      uint64_t lcap)
 {
-	char path[64];
-	int pid = (int)getpid();
-	seg_path(path, sizeof(path), pid);
-	uint64_t hash = 1;
-	while (hash < stacks * 2)
-		hash *= 2;
-	uint64_t size[SEG_R_COUNT] = {
-		[SEG_R_STACKS] = stacks * sizeof(seg_stack),
-		[SEG_R_COUNTERS] = (stacks + (lanes - 1) * lcap) * sizeof(seg_counter),
-		[SEG_R_FRAMES] = frames * sizeof(uint64_t),
-		[SEG_R_HASH] = hash * sizeof(uint32_t),
-		[SEG_R_RING] = ring * sizeof(seg_event),
-		[SEG_R_MODULES] = mods * sizeof(seg_module),
-	};
-	uint64_t off[SEG_R_COUNT], total = align64(sizeof(seg_header));
-	for (int r = 0; r < SEG_R_COUNT; r++) {
-		off[r] = total;
-		total = align64(total + size[r]);
-	}
-	total = (total + page_size - 1) & ~(uint64_t)(page_size - 1);
-	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0 && errno == EEXIST) {   /* left by a dead process with our pid */
-		unlink(path);
-		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	}
-	if (fd < 0) {
-		say("cannot create ", path, ": not recording");
-		return NULL;
-	}
-	struct statvfs vfs;
-	if (fchmod(fd, 0600) || ftruncate(fd, (off_t)total) ||
-	    (!fstatvfs(fd, &vfs) && (uint64_t)vfs.f_bavail * vfs.f_frsize < total)) {
-		say("no room for ", path, ": not recording");
-		close(fd);
-		unlink(path);
-		return NULL;
-	}
-	seg_header *h = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (h == MAP_FAILED) {
-		say("cannot map ", path, ": not recording");
-		unlink(path);
-		return NULL;
-	}
-	seg_size = total;
-	h->version = SEG_VERSION;
-	h->header_size = sizeof(seg_header);
-	h->file_size = total;
-	h->pid = pid;
-	h->start_time_ns = clock_ns(CLOCK_REALTIME);
-	h->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
-	h->max_depth = (uint32_t)max_depth;
-	read_cmdline(h->cmdline, sizeof(h->cmdline));
-	memcpy(h->off, off, sizeof(off));
-	memcpy(h->size, size, sizeof(size));
-	h->stack_cap = stacks;
-	h->frame_cap = frames;
-	h->hash_cap = hash;
-	h->ring_cap = ring;
-	h->module_cap = mods;
-	h->counter_lanes = lanes;
-	h->lane_cap = lcap;
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	memcpy(h->magic, SEG_MAGIC, 8);
-	return h;
+	return hook_seg_create(stacks, frames, ring, mods, lanes, lcap, (uint32_t)max_depth, page_size, &seg_size);
 }
 
 /* MPROF_FOLLOW=0: blank libmprof out of LD_PRELOAD so exec'd children run
@@ -245,74 +127,9 @@ static void strip_preload(void)
 	}
 }
 
-/* The program's name for dump names: argv[0]'s last part, made safe. */
-static void prog_name_init(void)
-{
-	extern char *program_invocation_short_name;
-	const char *n = program_invocation_short_name;
-	size_t k = 0;
-	for (; n && *n && k + 1 < sizeof(prog_name); n++)
-		prog_name[k++] = (*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') || (*n >= '0' && *n <= '9') ||
-					 *n == '.' || *n == '-' || *n == '+' || *n == '_' ? *n : '_';
-	prog_name[k] = 0;
-	if (!k)
-		strcpy(prog_name, "prog");
-}
-
-/* 1 when the parent process is recording too (this one was exec'd by it):
- * its segment is there, made by that pid. */
-static int parent_hooked(void)
-{
-	char path[64];
-	seg_path(path, sizeof(path), (int)getppid());
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return 0;
-	seg_header hd;
-	ssize_t n = pread(fd, &hd, sizeof(hd), 0);
-	close(fd);
-	return n == (ssize_t)sizeof(hd) && !memcmp(hd.magic, SEG_MAGIC, 8) && hd.pid == (int64_t)getppid();
-}
-
-/* MPROF_OUT with %p (pid) and %e (program) expanded.  The process the user
- * started writes that name; every other one (forked, or exec'd by a hooked
- * process) adds ".PROGRAM.PID" before the extension, the parts %e and %p
- * did not already give, so no dump overwrites another's.  SIGUSR2 dumps
- * end in ".N". */
 static void dump_path(char *dst, size_t cap, unsigned seq)
 {
-	char base[4096];
-	size_t k = 0;
-	int has_pid = 0, has_prog = 0;
-	for (const char *s = out_path; *s && k + 64 < sizeof(base); s++) {
-		if (s[0] == '%' && s[1] == 'p') {
-			k += (size_t)snprintf(base + k, sizeof(base) - k, "%d", (int)getpid());
-			has_pid = 1;
-			s++;
-		} else if (s[0] == '%' && s[1] == 'e') {
-			k += (size_t)snprintf(base + k, sizeof(base) - k, "%.40s", prog_name);
-			has_prog = 1;
-			s++;
-		} else {
-			base[k++] = *s;
-		}
-	}
-	base[k] = 0;
-	char tag[96] = "";
-	if ((forked_child || descendant) && !(has_pid && has_prog)) {
-		char pid[24];
-		snprintf(pid, sizeof(pid), ".%d", (int)getpid());
-		snprintf(tag, sizeof(tag), "%s%s%s", has_prog ? "" : ".", has_prog ? "" : prog_name, has_pid ? "" : pid);
-	}
-	const char *slash = strrchr(base, '/');
-	char *dot = strrchr(slash ? slash + 1 : base, '.');
-	if (dot == (slash ? slash + 1 : base))
-		dot = NULL;   /* a leading dot names a hidden file, not an extension */
-	size_t stem = dot ? (size_t)(dot - base) : strlen(base);
-	char suffix[24] = "";
-	if (seq)
-		snprintf(suffix, sizeof(suffix), ".%u", seq);
-	snprintf(dst, cap, "%.*s%s%s%s", (int)stem, base, tag, base + stem, suffix);
+	dumpname_path(dst, cap, out_path, forked_child || descendant, seq);
 }
 
 static void on_usr2(int sig)
@@ -325,7 +142,7 @@ static void on_usr2(int sig)
 	dump_path(path, sizeof(path), __atomic_add_fetch(&dump_seq, 1, __ATOMIC_RELAXED));
 	modules_scan(hook_seg, 1);
 	if (dump_write(hook_seg, path, out_v1))
-		say("cannot write ", path, "");
+		hook_say("cannot write ", path, "");
 	th.busy--;
 	errno = e;
 }
@@ -413,7 +230,7 @@ __attribute__((destructor)) static void hook_fini(void)
 		dump_path(path, sizeof(path), 0);
 		modules_scan(h, 0);
 		if (dump_write(h, path, out_v1))
-			say("cannot write ", path, "");
+			hook_say("cannot write ", path, "");
 	}
 	__atomic_store_n(&h->state, SEG_STATE_EXITED, __ATOMIC_RELEASE);
 	char sp[64];
@@ -434,97 +251,6 @@ EXPORT void _exit(int status)
 EXPORT void _Exit(int status)
 {
 	_exit(status);
-}
-
-/* A C++ operator no library in the global scope defines (a C program
- * that dlopened a C++ library locally): its C++ runtime's definition. */
-static void *cxx_runtime_sym(const char *name, const void *self)
-{
-	static const char *const libs[] = { "libstdc++.so.6", "libc++.so.1", NULL };
-	for (int i = 0; libs[i]; i++) {
-		void *h = dlopen(libs[i], RTLD_LAZY | RTLD_NOLOAD);
-		if (!h)
-			continue;
-		void *f = dlsym(h, name);
-		dlclose(h);
-		if (f && f != self)
-			return f;
-	}
-	return NULL;
-}
-
-/* The loaded modules' names and load addresses, in lookup order. */
-typedef struct mod_list {
-	const char *name[256];
-	uint64_t base[256];
-	int n;
-} mod_list;
-
-static int mod_list_add(struct dl_phdr_info *info, size_t sz, void *arg)
-{
-	(void)sz;
-	mod_list *l = arg;
-	if (l->n < 256 && info->dlpi_name && info->dlpi_name[0]) {
-		l->name[l->n] = info->dlpi_name;
-		l->base[l->n++] = info->dlpi_addr;
-	}
-	return 0;
-}
-
-/* The first loaded library (in lookup order, the hook apart) that defines
- * name itself, or NULL. */
-static void *first_definition(const char *name, const void *self)
-{
-	Dl_info di;
-	uint64_t self_base = dladdr(self, &di) ? (uint64_t)(uintptr_t)di.dli_fbase : 0;
-	mod_list l;
-	l.n = 0;
-	dl_iterate_phdr(mod_list_add, &l);
-	for (int i = 0; i < l.n; i++) {
-		if (l.base[i] == self_base)
-			continue;
-		void *h = dlopen(l.name[i], RTLD_LAZY | RTLD_NOLOAD);
-		if (!h)
-			continue;
-		void *fn = dlsym(h, name);
-		dlclose(h);
-		if (fn && dladdr(fn, &di) && (uint64_t)(uintptr_t)di.dli_fbase == l.base[i] && fn != self)
-			return fn;
-	}
-	return NULL;
-}
-
-/* 1 when fn is a definition of name, not a canonical PLT entry: an
- * executable built without -fPIE that takes a function's address (Debian's
- * python3) makes its PLT stub that function's address for everyone, dlsym
- * included, and the stub jumps through the GOT slot the hook patches. */
-static int is_definition(void *fn, const char *name)
-{
-	Dl_info di;
-	const ElfW(Sym) *sym = NULL;
-	return dladdr1(fn, &di, (void **)&sym, RTLD_DL_SYMENT) && di.dli_sname && sym &&
-	       sym->st_shndx != SHN_UNDEF && !strcmp(di.dli_sname, name);
-}
-
-void hook_fn_resolve(hook_fn *e)
-{
-	void *def = dlsym(RTLD_DEFAULT, e->name);
-	if (def && def != e->wrapper && !is_definition(def, e->name))
-		def = first_definition(e->name, e->wrapper);
-	void *r = NULL;
-	int got = 0;
-	if (def && def != e->wrapper) {
-		r = def;   /* the program's lookup does not reach the hook */
-		got = 1;
-	} else if (e->exported) {
-		r = dlsym(RTLD_NEXT, e->name);
-		if (r == e->wrapper)
-			r = NULL;
-		if (!r && e->name[0] == '_' && e->name[1] == 'Z')
-			r = cxx_runtime_sym(e->name, e->wrapper);
-	}
-	e->got = got;
-	__atomic_store_n(&e->real, r, __ATOMIC_RELEASE);
 }
 
 void *hook_fn_real(hook_fn *e)
@@ -581,23 +307,23 @@ static void hook_init(void)
 	th.busy++;
 	resolve_all();
 	if (!real_malloc || !real_free || !real_calloc || !real_realloc || !real_posix_memalign) {
-		say("cannot find the next allocator: not recording", "", "");
+		hook_say("cannot find the next allocator: not recording", "", "");
 		__atomic_store_n(&hook_state, 3, __ATOMIC_RELEASE);
 		th.busy--;
 		return;
 	}
 	page_size = (size_t)sysconf(_SC_PAGESIZE);
-	max_depth = (int)env_num("MPROF_DEPTH", 64, 1, HOOK_MAX_DEPTH);
+	max_depth = (int)hook_env_num("MPROF_DEPTH", 64, 1, HOOK_MAX_DEPTH);
 	const char *uw = getenv("MPROF_UNWIND");
 	int fp = uw && !strcmp(uw, "fp");
 	if (uw && *uw && !fp && strcmp(uw, "libunwind"))
-		say("MPROF_UNWIND: use libunwind or fp; using libunwind", "", "");
-	use_cache = (int)env_num("MPROF_CACHE", 1, 0, 1);
-	uint64_t stacks = env_num("MPROF_STACKS", 1 << 18, 1024, 1u << 30);
+		hook_say("MPROF_UNWIND: use libunwind or fp; using libunwind", "", "");
+	use_cache = (int)hook_env_num("MPROF_CACHE", 1, 0, 1);
+	uint64_t stacks = hook_env_num("MPROF_STACKS", 1 << 18, 1024, 1u << 30);
 	uint64_t ring = 1;
 	const char *rec_dir = getenv("MPROF_RECORD");
-	sample_rate = env_num("MPROF_SAMPLE", 0, 0, 1ull << 40);
-	uint64_t want_ring = env_num("MPROF_RING", rec_dir && *rec_dir ? 1 << 20 : 1 << 16, 1, 1u << 28);
+	sample_rate = hook_env_num("MPROF_SAMPLE", 0, 0, 1ull << 40);
+	uint64_t want_ring = hook_env_num("MPROF_RING", rec_dir && *rec_dir ? 1 << 20 : 1 << 16, 1, 1u << 28);
 	while (ring < want_ring)
 		ring *= 2;
 	const char *out = getenv("MPROF_OUT");
@@ -606,10 +332,9 @@ static void hook_init(void)
 	const char *fmt = getenv("MPROF_FORMAT");
 	out_v1 = fmt && !strcmp(fmt, "skynet");
 	if (fmt && *fmt && !out_v1 && strcmp(fmt, "native"))
-		say("MPROF_FORMAT: use native or skynet; using native", "", "");
-	forks_dump = (int)env_num("MPROF_FORKS", 0, 0, 1);
-	prog_name_init();
-	descendant = parent_hooked();
+		hook_say("MPROF_FORMAT: use native or skynet; using native", "", "");
+	forks_dump = (int)hook_env_num("MPROF_FORKS", 0, 0, 1);
+	descendant = dumpname_init();
 	const char *follow = getenv("MPROF_FOLLOW");
 	if (follow && !strcmp(follow, "0"))
 		strip_preload();

@@ -115,6 +115,22 @@ int modules_check(seg_header *h);
 /* The text range of the module holding addr (for the hook's own). */
 int modules_self_range(const void *addr, uint64_t *lo, uint64_t *hi);
 
+/* segment_create.c: creates and maps /dev/shm/mprof-<pid> (0600) with the
+ * given capacities; *seg_size gets its size.  NULL after saying why. */
+seg_header *hook_seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, uint64_t mods, uint64_t lanes,
+			    uint64_t lcap, uint32_t max_depth, size_t page_size, uint64_t *seg_size);
+/* "mprof: a b c" on stderr, one write. */
+void hook_say(const char *a, const char *b, const char *c);
+/* The environment's number name in [lo, hi], else def (said when out of range). */
+uint64_t hook_env_num(const char *name, uint64_t def, uint64_t lo, uint64_t hi);
+
+/* dumpname.c: the program's name for dump names; returns 1 when the
+ * parent process records too (this one was exec'd by it). */
+int dumpname_init(void);
+/* The dump's path from MPROF_OUT's pattern; other: a process the user did
+ * not start (forked, or exec'd by a recording process); seq: SIGUSR2's. */
+void dumpname_path(char *dst, size_t cap, const char *pattern, int other, unsigned seq);
+
 /* dump.c: writes a profile of h to path in the format (0 native, 1 v1);
  * 0 or -1.  Allocation-free: works from a signal handler. */
 int dump_write(seg_header *h, const char *path, int v1);

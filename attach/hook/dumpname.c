@@ -1,0 +1,73 @@
+/* dumpname.c - the name a dump gets, so that no process's dump overwrites
+ * another's: MPROF_OUT with %p (pid) and %e (program) expanded; the process
+ * the user started writes that name, every other one (forked, or exec'd by
+ * a process that records too) adds ".PROGRAM.PID" before the extension,
+ * the parts %e and %p did not already give.  SIGUSR2 dumps end in ".N".
+ * Allocation-free: dumps are written from signal handlers too. */
+#include "attach/hook/hook.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static char prog_name[48];
+
+int dumpname_init(void)
+{
+	extern char *program_invocation_short_name;
+	const char *n = program_invocation_short_name;
+	size_t k = 0;
+	for (; n && *n && k + 1 < sizeof(prog_name); n++)
+		prog_name[k++] = (*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') || (*n >= '0' && *n <= '9') ||
+					 *n == '.' || *n == '-' || *n == '+' || *n == '_' ? *n : '_';
+	prog_name[k] = 0;
+	if (!k)
+		strcpy(prog_name, "prog");
+	/* The parent records too when its segment is there, made by that pid. */
+	char path[64];
+	snprintf(path, sizeof(path), SEG_PATH_FMT, (int)getppid());
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;
+	seg_header hd;
+	ssize_t r = pread(fd, &hd, sizeof(hd), 0);
+	close(fd);
+	return r == (ssize_t)sizeof(hd) && !memcmp(hd.magic, SEG_MAGIC, 8) && hd.pid == (int64_t)getppid();
+}
+
+void dumpname_path(char *dst, size_t cap, const char *pattern, int other, unsigned seq)
+{
+	char base[4096];
+	size_t k = 0;
+	int has_pid = 0, has_prog = 0;
+	for (const char *s = pattern; *s && k + 64 < sizeof(base); s++) {
+		if (s[0] == '%' && s[1] == 'p') {
+			k += (size_t)snprintf(base + k, sizeof(base) - k, "%d", (int)getpid());
+			has_pid = 1;
+			s++;
+		} else if (s[0] == '%' && s[1] == 'e') {
+			k += (size_t)snprintf(base + k, sizeof(base) - k, "%.40s", prog_name);
+			has_prog = 1;
+			s++;
+		} else {
+			base[k++] = *s;
+		}
+	}
+	base[k] = 0;
+	char tag[96] = "";
+	if (other && !(has_pid && has_prog)) {
+		char pid[24];
+		snprintf(pid, sizeof(pid), ".%d", (int)getpid());
+		snprintf(tag, sizeof(tag), "%s%s%s", has_prog ? "" : ".", has_prog ? "" : prog_name, has_pid ? "" : pid);
+	}
+	const char *slash = strrchr(base, '/');
+	char *dot = strrchr(slash ? slash + 1 : base, '.');
+	if (dot == (slash ? slash + 1 : base))
+		dot = NULL;   /* a leading dot names a hidden file, not an extension */
+	size_t stem = dot ? (size_t)(dot - base) : strlen(base);
+	char suffix[24] = "";
+	if (seq)
+		snprintf(suffix, sizeof(suffix), ".%u", seq);
+	snprintf(dst, cap, "%.*s%s%s%s", (int)stem, base, tag, base + stem, suffix);
+}

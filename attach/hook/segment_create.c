@@ -1,0 +1,136 @@
+/* segment_create.c - the hook's shared-memory segment (attach/segment.h),
+ * made at start and again in a forked child, and the start-up's plumbing:
+ * one-line messages on stderr, numeric settings from the environment. */
+#include "attach/hook/hook.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+void hook_say(const char *a, const char *b, const char *c)
+{
+	char buf[512];
+	int n = snprintf(buf, sizeof(buf), "mprof: %s%s%s\n", a, b, c);
+	if (n > 0 && write(2, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1) < 0)
+		return;
+}
+
+uint64_t hook_env_num(const char *name, uint64_t def, uint64_t lo, uint64_t hi)
+{
+	const char *s = getenv(name);
+	if (!s || !*s)
+		return def;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (*end || v < lo || v > hi) {
+		hook_say(name, ": out of range, using the default", "");
+		return def;
+	}
+	return v;
+}
+
+static uint64_t align64(uint64_t n)
+{
+	return (n + 63) & ~(uint64_t)63;
+}
+
+static int64_t clock_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void read_cmdline(char *dst, size_t cap)
+{
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, dst, cap - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	while (n > 0 && !dst[n - 1])
+		n--;
+	for (ssize_t i = 0; i < n; i++)
+		if (!dst[i])
+			dst[i] = ' ';
+	dst[n] = 0;
+}
+
+seg_header *hook_seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, uint64_t mods, uint64_t lanes,
+			    uint64_t lcap, uint32_t max_depth, size_t page_size, uint64_t *seg_size)
+{
+	char path[64];
+	int pid = (int)getpid();
+	snprintf(path, sizeof(path), SEG_PATH_FMT, pid);
+	uint64_t hash = 1;
+	while (hash < stacks * 2)
+		hash *= 2;
+	uint64_t size[SEG_R_COUNT] = {
+		[SEG_R_STACKS] = stacks * sizeof(seg_stack),
+		[SEG_R_COUNTERS] = (stacks + (lanes - 1) * lcap) * sizeof(seg_counter),
+		[SEG_R_FRAMES] = frames * sizeof(uint64_t),
+		[SEG_R_HASH] = hash * sizeof(uint32_t),
+		[SEG_R_RING] = ring * sizeof(seg_event),
+		[SEG_R_MODULES] = mods * sizeof(seg_module),
+	};
+	uint64_t off[SEG_R_COUNT], total = align64(sizeof(seg_header));
+	for (int r = 0; r < SEG_R_COUNT; r++) {
+		off[r] = total;
+		total = align64(total + size[r]);
+	}
+	total = (total + page_size - 1) & ~(uint64_t)(page_size - 1);
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 && errno == EEXIST) {   /* left by a dead process with our pid */
+		unlink(path);
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	}
+	if (fd < 0) {
+		hook_say("cannot create ", path, ": not recording");
+		return NULL;
+	}
+	struct statvfs vfs;
+	if (fchmod(fd, 0600) || ftruncate(fd, (off_t)total) ||
+	    (!fstatvfs(fd, &vfs) && (uint64_t)vfs.f_bavail * vfs.f_frsize < total)) {
+		hook_say("no room for ", path, ": not recording");
+		close(fd);
+		unlink(path);
+		return NULL;
+	}
+	seg_header *h = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (h == MAP_FAILED) {
+		hook_say("cannot map ", path, ": not recording");
+		unlink(path);
+		return NULL;
+	}
+	*seg_size = total;
+	h->version = SEG_VERSION;
+	h->header_size = sizeof(seg_header);
+	h->file_size = total;
+	h->pid = pid;
+	h->start_time_ns = clock_ns(CLOCK_REALTIME);
+	h->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
+	h->max_depth = max_depth;
+	read_cmdline(h->cmdline, sizeof(h->cmdline));
+	memcpy(h->off, off, sizeof(off));
+	memcpy(h->size, size, sizeof(size));
+	h->stack_cap = stacks;
+	h->frame_cap = frames;
+	h->hash_cap = hash;
+	h->ring_cap = ring;
+	h->module_cap = mods;
+	h->counter_lanes = lanes;
+	h->lane_cap = lcap;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(h->magic, SEG_MAGIC, 8);
+	return h;
+}
