@@ -359,7 +359,7 @@ int app_in_diff(const app *a)
 
 int app_node_is_new(app *a, uint32_t node)
 {
-	return a->live ? live_node_is_new(a, node) : filediff_node_is_new(a, node);
+	return a->live ? live_node_is_new(a, node) : a->rec ? rec_node_is_new(a, node) : filediff_node_is_new(a, node);
 }
 
 struct sym *app_sym(const app *a)

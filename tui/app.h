@@ -100,6 +100,8 @@ int rec_strip_height(const app *a);
 void rec_strip_draw(app *a);
 int rec_key(app *a, int key);
 int rec_in_diff(const app *a);
+/* A node of the diff on no stack that existed at the earlier moment. */
+int rec_node_is_new(app *a, uint32_t node);
 
 /* live_ui.c: live mode (--attach, -- CMD) and the keys d m p w W. */
 struct live_ui;
@@ -124,6 +126,19 @@ int live_node_is_new(app *a, uint32_t node);
 const char *live_status_note(const app *a);
 /* Formats a growth with its sign ("+2.81 KiB", "-3", "0"). */
 const char *fmt_delta(char *buf, size_t len, int64_t v, int objects);
+
+/* newmarks.c: the NEW marks of a diff between two moments (d, a
+ * snap_delta result, and its is_new per stack; gen changes with d): 1 when
+ * node is on no stack that existed at the earlier moment. Cached per map;
+ * newmarks_free drops the cache. */
+typedef struct new_marks {
+	uint8_t *node_new;       /* owned: per node of map */
+	const prof_nodemap *map;
+	uint32_t n;
+	unsigned gen;
+} new_marks;
+int newmarks_node(new_marks *nm, const app *a, const prof *d, const uint8_t *is_new, unsigned gen, uint32_t node);
+void newmarks_free(new_marks *nm);
 
 /* app.c: a diff is on screen (live snapshots or two files): values are
  * signed; and whether a node is NEW in it (not in the earlier snapshot, or

@@ -43,10 +43,8 @@ typedef struct live_ui {
 	int diff, from, to;
 	prof *d;
 	uint8_t *is_new;         /* per stack of d */
-	uint8_t *node_new;       /* per node of node_new_map */
-	const prof_nodemap *node_new_map;
-	uint32_t node_new_n;
-	unsigned gen, node_new_gen;  /* reloads, to notice a changed map */
+	new_marks marks;
+	unsigned gen;            /* reloads, to notice a changed map */
 	char title[700];
 	char note[600];          /* the status line's right end */
 	char out[512];           /* -- CMD: where its output goes */
@@ -309,21 +307,7 @@ int live_in_diff(const app *a)
 int live_node_is_new(app *a, uint32_t node)
 {
 	live_ui *lv = a->live;
-	if (!live_in_diff(a))
-		return 0;
-	const prof_nodemap *m = a->v.m;
-	if (lv->node_new_map != m || lv->node_new_n != m->nnodes || lv->node_new_gen != lv->gen) {
-		uint8_t *nn = realloc(lv->node_new, m->nnodes ? m->nnodes : 1);
-		if (!nn)
-			return 0;
-		lv->node_new = nn;
-		if (snap_new_nodes(lv->d, m, lv->is_new, nn))
-			return 0;
-		lv->node_new_map = m;
-		lv->node_new_n = m->nnodes;
-		lv->node_new_gen = lv->gen;
-	}
-	return node < lv->node_new_n && lv->node_new[node];
+	return live_in_diff(a) && newmarks_node(&lv->marks, a, lv->d, lv->is_new, lv->gen, node);
 }
 
 /* ---- keys ---------------------------------------------------------------------- */
@@ -755,7 +739,7 @@ out:
 		snap_free(&lv.snaps[i]);
 	prof_free(lv.d);
 	free(lv.is_new);
-	free(lv.node_new);
+	newmarks_free(&lv.marks);
 	sym_close(lv.sy);
 	follow_close(&lv.f);
 	return rc;

@@ -32,6 +32,9 @@ typedef struct rec_ui {
 	int marked;
 	enum rec_mode mode;
 	prof *d;                 /* the diff, leaks or temporaries on screen; owned */
+	uint8_t *is_new;         /* the diff's: per stack, none at the earlier moment; owned */
+	new_marks marks;
+	unsigned gen;            /* profiles shown, to notice a changed diff */
 	rec_life *life;          /* computed on the first T; owned */
 	char title[800];
 } rec_ui;
@@ -86,6 +89,7 @@ static void rec_show(app *a, int frames_changed)
 	recording *r = u->r;
 	prof_error err;
 	prof *d = NULL;
+	uint8_t *is_new = NULL;
 	uint64_t ev = r->tl[u->cur].peak_ev, mev = r->tl[u->mark].peak_ev;
 	if (u->mode == RM_DIFF) {
 		snap sa, sb;
@@ -94,7 +98,7 @@ static void rec_show(app *a, int frames_changed)
 		int bad = snap_take(&sa, r->p, 1, 0, (int64_t)r->cur_time);
 		rec_seek(r, hi);
 		if (!bad && !snap_take(&sb, r->p, 2, 0, (int64_t)r->cur_time)) {
-			d = snap_delta(r->p, &sa, &sb, NULL, &err);
+			d = snap_delta(r->p, &sa, &sb, &is_new, &err);
 			snap_free(&sb);
 		}
 		if (!bad)
@@ -119,7 +123,10 @@ static void rec_show(app *a, int frames_changed)
 	}
 	view_reload(&a->v, d ? d : r->p, frames_changed);
 	prof_free(u->d);
+	free(u->is_new);
 	u->d = d;
+	u->is_new = is_new;
+	u->gen++;
 	title_update(a);
 }
 
@@ -226,6 +233,12 @@ int rec_key(app *a, int key)
 int rec_in_diff(const app *a)
 {
 	return a->rec && RU(a)->mode == RM_DIFF;
+}
+
+int rec_node_is_new(app *a, uint32_t node)
+{
+	rec_ui *u = RU(a);
+	return rec_in_diff(a) && newmarks_node(&u->marks, a, u->d, u->is_new, u->gen, node);
 }
 
 int rec_strip_height(const app *a)
@@ -369,6 +382,8 @@ out:
 	source_free(&a);
 	nodeinfo_free(&a);
 	prof_free(u.d);
+	free(u.is_new);
+	newmarks_free(&u.marks);
 	free(u.life);
 	sym_close(u.sy);
 	return rc;
