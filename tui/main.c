@@ -471,8 +471,8 @@ static int main_batch(const cli *c, const char *path, int g)
 	return stdout_done(rc);
 }
 
-/* The UI over one file (or NEW with base_path: two files, d diffs). */
-static int main_files(const cli *c, const char *base_path, const char *path, int g)
+/* The UI over path; with base_path, BASE too (read after NEW) for d. */
+static int ui_over(const cli *c, const char *base_path, const char *path, int g)
 {
 	opened f;
 	int rc = opened_load(&f, c, path);
@@ -497,6 +497,18 @@ static int main_files(const cli *c, const char *base_path, const char *path, int
 	opened_free(&f, 1);
 	prof_free(base);
 	return stdout_done(rc);
+}
+
+/* mprof-tui FILE: the UI over one profile (NEW - BASE with --diff BASE). */
+static int main_file(const cli *c, const char *path, int g)
+{
+	return ui_over(c, NULL, path, g);
+}
+
+/* mprof-tui BASE NEW: the UI over NEW; d toggles NEW - BASE. */
+static int main_two_files(const cli *c, const char *base_path, const char *path, int g)
+{
+	return ui_over(c, base_path, path, g);
 }
 
 /* mprof-tui FILE, BASE NEW, a recording DIR, or a batch report. */
@@ -525,7 +537,7 @@ static int main_profile(cli *c, int argc, char **argv)
 		return main_recording(c, path, g);
 	if (c->batch)
 		return main_batch(c, path, g);
-	return main_files(c, c->base_path, path, g);
+	return c->base_path ? main_two_files(c, c->base_path, path, g) : main_file(c, path, g);
 }
 
 int main(int argc, char **argv)
