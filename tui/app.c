@@ -40,10 +40,11 @@ static void restore_terminal(void)
 	curses_on = 0;
 }
 
-/* The mode of a; a bare app (the headless bench) is one file. */
+/* The mode of a; a bare app (the headless bench) gets one with no hooks. */
 static const mode_ops *mode_of(const app *a)
 {
-	return a->mode ? a->mode : &file_mode;
+	static const mode_ops bare = { .name = "bare" };
+	return a->mode ? a->mode : &bare;
 }
 
 const screen_ops *app_ops(const app *a)
@@ -386,8 +387,8 @@ void app_free(app *a)
 	view_free(&a->v);
 	source_free(a);
 	nodeinfo_free(a);
-	if (a->mode && a->mode->free)
-		a->mode->free(a);
+	if (mode_of(a)->free)
+		mode_of(a)->free(a);
 	a->mode = NULL;
 	a->mode_data = NULL;
 	free(a->line_row);

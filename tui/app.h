@@ -1,6 +1,7 @@
 /* app.h - what the screens share: the application state, the reactions a
- * key handler returns (applied in one place, app.c), a screen's ops table
- * and the drawing helpers of chrome.c. */
+ * key handler returns (applied in one place, app.c), the two ops tables (a
+ * screen's: what is drawn; a mode's: where profiles come from) and the
+ * drawing helpers of chrome.c. */
 #ifndef MPROF_TUI_APP_H
 #define MPROF_TUI_APP_H
 
