@@ -16,7 +16,6 @@
 #include "core/export.h"
 #include "symbols/sym.h"
 #include "tui/app.h"
-#include "tui/tui.h"
 
 static volatile sig_atomic_t got_signal;
 static int curses_on;
@@ -41,6 +40,13 @@ static void restore_terminal(void)
 	curses_on = 0;
 }
 
+/* The mode of a; a bare app (the headless bench) gets one with no hooks. */
+static const mode_ops *mode_of(const app *a)
+{
+	static const mode_ops bare = { .name = "bare" };
+	return a->mode ? a->mode : &bare;
+}
+
 const screen_ops *app_ops(const app *a)
 {
 	switch (a->v.hist[a->v.depth - 1].kind) {
@@ -55,7 +61,8 @@ const screen_ops *app_ops(const app *a)
 void app_layout(app *a)
 {
 	getmaxyx(a->w, a->h, a->wd);
-	int strip = live_strip_height(a) + rec_strip_height(a);   /* the timeline, under the title */
+	const mode_ops *mo = mode_of(a);
+	int strip = mo->strip_height ? mo->strip_height(a) : 0;   /* the timeline, under the title */
 	a->list_y = 3 + strip;
 	a->list_h = a->h - 5 - strip;   /* 2 title lines, column header, status, key bar */
 	if (a->list_h < 1)
@@ -83,8 +90,8 @@ void app_draw(app *a)
 		const screen_ops *ops = app_ops(a);
 		ops->draw(a);
 		chrome_draw(a, ops);
-		live_strip_draw(a);
-		rec_strip_draw(a);
+		if (mode_of(a)->strip_draw)
+			mode_of(a)->strip_draw(a);
 	}
 	wnoutrefresh(a->w);
 	doupdate();
@@ -149,22 +156,13 @@ static int common_key(app *a, int key)
 		}
 		return REACT_QUIT;
 	case 'Q': return REACT_QUIT;
+	/* Keys a mode takes for itself; here, where it did not. */
 	case 'd':
-		if (!a->live && a->fd)
-			return filediff_toggle(a) | REACT_REDRAW;
-		if (!a->live) {
-			snprintf(v->status, sizeof(v->status),
-				 "'d' (diff): not available in this mode: give two files (mprof-tui BASE NEW)");
-			break;
-		}
-		/* fall through */
-	case 'm': case 'p':
-		if (!a->live) {
-			view_unavailable(v, key);
-			break;
-		}
-		/* fall through */
-	case 'w': case 'W': return live_key(a, key) | REACT_REDRAW;
+		snprintf(v->status, sizeof(v->status),
+			 "'d' (diff): not available in this mode: give two files (mprof-tui BASE NEW)");
+		break;
+	case 'm': case 'p': view_unavailable(v, key); break;
+	case 'w': case 'W': return write_ui_ask(a, key == 'W') | REACT_REDRAW;
 	case 'e': return REACT_PROMPT_EXPORT | REACT_REDRAW;
 	case 'l': return source_open(a) | REACT_REDRAW;
 	case KEY_MOUSE: mouse_key(a); break;
@@ -179,7 +177,8 @@ static int common_key(app *a, int key)
 int app_key(app *a, int key)
 {
 	a->v.status[0] = 0;
-	int r = a->rec ? rec_key(a, key) : REACT_UNHANDLED;   /* time travel first */
+	const mode_ops *mo = mode_of(a);
+	int r = mo->key ? mo->key(a, key) : REACT_UNHANDLED;   /* the mode's keys first */
 	if (!(r & REACT_UNHANDLED))
 		return r;
 	r = app_ops(a)->key(a, key);
@@ -271,9 +270,14 @@ static void apply_prompts(app *a, int r)
 			view_hide_set(&a->v, re);
 		free(re);
 	}
-	if (r & REACT_PROMPT_LIVE) {
-		char *ans = prompt(a, live_prompt_lead(a));
-		live_prompt_answer(a, ans);
+	if ((r & REACT_PROMPT) && a->ask.answer) {
+		void (*fn)(app *, const char *) = a->ask.answer;
+		a->ask.answer = NULL;   /* asked once */
+		char *ans = prompt(a, a->ask.lead);
+		if (ans)
+			fn(a, ans);
+		else
+			snprintf(a->v.status, sizeof(a->v.status), "cancelled");
 		free(ans);
 	}
 	if (r & REACT_PROMPT_EXPORT) {
@@ -354,17 +358,42 @@ int app_view_open(app *a, const prof *p, int first, const char *title)
 
 int app_in_diff(const app *a)
 {
-	return live_in_diff(a) || filediff_on(a) || rec_in_diff(a);
+	const mode_ops *mo = mode_of(a);
+	return mo->in_diff && mo->in_diff(a);
 }
 
 int app_node_is_new(app *a, uint32_t node)
 {
-	return a->live ? live_node_is_new(a, node) : filediff_node_is_new(a, node);
+	const mode_ops *mo = mode_of(a);
+	return mo->node_is_new && app_in_diff(a) && mo->node_is_new(a, node);
 }
 
 struct sym *app_sym(const app *a)
 {
-	return a->live ? live_sym(a) : a->sy;
+	return a->sy;
+}
+
+int app_prompt(app *a, void (*fn)(app *a, const char *text), int arg, const char *dflt, const char *lead)
+{
+	a->ask.answer = fn;
+	a->ask.arg = arg;
+	snprintf(a->ask.dflt, sizeof(a->ask.dflt), "%s", dflt ? dflt : "");
+	snprintf(a->ask.lead, sizeof(a->ask.lead), "%s", lead);
+	return REACT_PROMPT;
+}
+
+void app_free(app *a)
+{
+	view_free(&a->v);
+	source_free(a);
+	nodeinfo_free(a);
+	if (mode_of(a)->free)
+		mode_of(a)->free(a);
+	a->mode = NULL;
+	a->mode_data = NULL;
+	free(a->line_row);
+	a->line_row = NULL;
+	a->line_row_n = 0;
 }
 
 static void install_signals(void)
@@ -382,52 +411,6 @@ static void install_signals(void)
 	sigaction(SIGBUS, &sa, NULL);
 	sigaction(SIGABRT, &sa, NULL);
 	sigaction(SIGFPE, &sa, NULL);
-}
-
-/* The first status line: modules that could not be read, each once. */
-static void missing_status(app *a)
-{
-	const sym_missing_module *mm;
-	size_t n = a->sy ? sym_missing(a->sy, &mm) : 0;
-	if (!n)
-		return;
-	size_t at = (size_t)snprintf(a->v.status, sizeof(a->v.status), "%zu module%s not found: ", n,
-				     n > 1 ? "s" : "");
-	for (size_t i = 0; i < n && at < sizeof(a->v.status); i++)
-		at += (size_t)snprintf(a->v.status + at, sizeof(a->v.status) - at, "%s%s", i ? ", " : "",
-				       mm[i].path);
-	if (at < sizeof(a->v.status))
-		snprintf(a->v.status + at, sizeof(a->v.status) - at, " (their frames keep the recorded names)");
-}
-
-int tui_run(const tui_file_opts *o)
-{
-	static app a;   /* static: the crash handler and atexit may need it */
-	memset(&a, 0, sizeof(a));
-	if (view_init(&a.v, o->p, o->m, o->a, o->path)) {
-		fprintf(stderr, "mprof-tui: %s: out of memory\n", o->path);
-		return 1;
-	}
-	a.sy = o->sy;
-	app_set_grans(&a, o->gran);
-	if (o->alloc)
-		view_toggle_alloc(&a.v);
-	if (o->objects)
-		view_toggle_objects(&a.v);
-	missing_status(&a);
-	if (o->base && filediff_init(&a, o->base, o->base_path, o->so)) {
-		fprintf(stderr, "mprof-tui: out of memory\n");
-		view_free(&a.v);
-		return 1;
-	}
-
-	int rc = app_run(&a);
-	view_free(&a.v);
-	filediff_free(&a);
-	source_free(&a);
-	nodeinfo_free(&a);
-	free(a.line_row);
-	return rc;
 }
 
 int app_run(app *a)
@@ -459,14 +442,15 @@ int app_run(app *a)
 
 	int rc = 0, dirty = 1;
 	while (!got_signal) {
-		/* Live mode polls the process between keys; a file just waits,
-		 * waking now and then to notice a signal. */
-		if (a->live && live_tick(a))
+		/* A live mode polls its process between keys; a file just
+		 * waits, waking now and then to notice a signal. */
+		const mode_ops *mo = mode_of(a);
+		if (mo->tick && mo->tick(a))
 			dirty = 1;
 		if (dirty)
 			app_draw(a);
 		dirty = 0;
-		wtimeout(a->w, a->live ? live_wait_ms(a) : 250);
+		wtimeout(a->w, mo->wait_ms ? mo->wait_ms(a) : 250);
 		wint_t c;
 		int k = wget_wch(a->w, &c);
 		if (k == ERR)

@@ -1,6 +1,7 @@
 /* app.h - what the screens share: the application state, the reactions a
- * key handler returns (applied in one place, app.c), a screen's ops table
- * and the drawing helpers of chrome.c. */
+ * key handler returns (applied in one place, app.c), the two ops tables (a
+ * screen's: what is drawn; a mode's: where profiles come from) and the
+ * drawing helpers of chrome.c. */
 #ifndef MPROF_TUI_APP_H
 #define MPROF_TUI_APP_H
 
@@ -17,13 +18,24 @@ enum {
 	REACT_PROMPT_FOCUS = 4,  /* read a focus regex on the status line */
 	REACT_PROMPT_HIDE = 8,   /* read a hide regex */
 	REACT_UNHANDLED = 16,    /* not this screen's key: try the common keys */
-	REACT_PROMPT_LIVE = 32,  /* read the answer live_ui.c asked for (w, d) */
+	REACT_PROMPT = 32,       /* read the answer to a->ask and hand it to its callback */
 	REACT_PROMPT_EXPORT = 64,/* read an export format and file name (e) */
 };
 
 /* Colour/attribute roles, set once from the terminal and NO_COLOR. */
 enum { ATTR_TITLE, ATTR_HEAD, ATTR_SEL, ATTR_KEY, ATTR_KEYLABEL, ATTR_STATUS, ATTR_LABEL,
        ATTR_MATCH, ATTR_DIM, ATTR_N };
+
+struct app;
+struct mode_ops;
+/* What a REACT_PROMPT reads: answer gets the line typed (never NULL: Esc
+ * says "cancelled" instead), with arg and dflt as the asker left them. */
+typedef struct app_ask {
+	char lead[600];
+	char dflt[512];
+	int arg;
+	void (*answer)(struct app *a, const char *text);
+} app_ask;
 
 typedef struct app {
 	view v;
@@ -34,14 +46,42 @@ typedef struct app {
 	int line_row_n;
 	int utf8;                /* the locale can show the box/arrow glyphs */
 	attr_t attr[ATTR_N];
-	struct live_ui *live;    /* live mode (live_ui.c); NULL for a file */
-	struct sym *sy;          /* file mode: symbols over v.p (NULL: raw names) */
+	const struct mode_ops *mode; /* where profiles come from; NULL: one file */
+	void *mode_data;         /* the mode's own state, owned by it */
+	struct sym *sy;          /* symbols over v.p, kept by the mode (NULL: raw names) */
 	int gran_order[VIEW_MAX_GRAN]; /* sym_gran of each view granularity */
-	struct file_diff *fd;    /* two files given: filediff.c; else NULL */
 	struct source_pane *src; /* the source screen's text (source.c) */
 	struct node_info *ni;    /* per node locations and inline edges (nodeinfo.c) */
-	struct rec_ui *rec;      /* a recording (rec_ui.c); NULL otherwise */
+	app_ask ask;             /* the question of the last REACT_PROMPT */
 } app;
+
+/* A mode: where the profiles on screen come from and what it adds around
+ * the screens (tmux's window_mode). Each mode file fills one; app.c calls
+ * through it and never asks which mode it is in. A NULL hook: nothing. */
+typedef struct mode_ops {
+	const char *name;
+	/* Polls the source; 1 when the screen must be drawn again. */
+	int (*tick)(app *a);
+	/* Milliseconds the loop may sleep before tick is due (NULL: 250). */
+	int (*wait_ms)(const app *a);
+	/* The mode's own keys, tried before the screen's; REACT_* flags,
+	 * REACT_UNHANDLED for a key it leaves to the screen. */
+	int (*key)(app *a, int key);
+	/* Lines of the strip under the title, and its drawing. */
+	int (*strip_height)(const app *a);
+	void (*strip_draw)(app *a);
+	/* Text for the right end of the status line. */
+	const char *(*status_note)(const app *a);
+	/* A diff is on screen (values signed), and whether node is NEW in it. */
+	int (*in_diff)(const app *a);
+	int (*node_is_new)(app *a, uint32_t node);
+	/* The path the default names of e start from (NULL: v.path). */
+	const char *(*file_stem)(const app *a);
+	/* Frees mode_data; the view is gone already. */
+	void (*free)(app *a);
+} mode_ops;
+
+extern const mode_ops file_mode, filediff_mode, live_mode, rec_mode;
 
 typedef struct keybar_item {
 	const char *key, *label;
@@ -83,6 +123,8 @@ void head_line(app *a, const head_col *cols, int n, const char *title, attr_t ti
 /* Formats v (bytes in human units, or a count) / a percentage of total. */
 const char *fmt_val(char *buf, size_t len, int64_t v, int objects);
 const char *fmt_pct(char *buf, size_t len, int64_t v, int64_t total);
+/* Formats a growth with its sign ("+2.81 KiB", "-3", "0"). */
+const char *fmt_delta(char *buf, size_t len, int64_t v, int objects);
 /* A node's row label: its name and, at function granularity, where in
  * the source it allocates ("name  file.c:12"). Returns buf or the name. */
 const char *node_label(app *a, uint32_t node, char *buf, size_t len);
@@ -92,42 +134,22 @@ void line_set(app *a, int y, long row);
  * line_of(r), in height lines; returns the first list line to draw. */
 long scroll_lines(app *a, long sel_line, long nlines, long height);
 
-#endif
+/* newmarks.c: the NEW marks of a diff between two moments (d, a
+ * snap_delta result, and its is_new per stack; gen changes with d): 1 when
+ * node is on no stack that existed at the earlier moment. Cached per map;
+ * newmarks_free drops the cache. */
+typedef struct new_marks {
+	uint8_t *node_new;       /* owned: per node of map */
+	const prof_nodemap *map;
+	uint32_t n;
+	unsigned gen;
+} new_marks;
+int newmarks_node(new_marks *nm, const app *a, const prof *d, const uint8_t *is_new, unsigned gen, uint32_t node);
+void newmarks_free(new_marks *nm);
 
-/* rec_ui.c: a recording DIR: the timeline strip with its cursor and the
- * keys Left/Right { } [ ] P m d L T (REACT_UNHANDLED for others). */
-int rec_strip_height(const app *a);
-void rec_strip_draw(app *a);
-int rec_key(app *a, int key);
-int rec_in_diff(const app *a);
-
-/* live_ui.c: live mode (--attach, -- CMD) and the keys d m p w W. */
-struct live_ui;
-/* Lines of the timeline strip above the table (0 in file mode). */
-int live_strip_height(const app *a);
-void live_strip_draw(app *a);
-/* Polls the process: drains its events, refreshes the profile when due.
- * Returns 1 when the screen must be drawn again. */
-int live_tick(app *a);
-/* Milliseconds the event loop may sleep before live_tick is due. */
-int live_wait_ms(const app *a);
-/* d m p w W (w and W in file mode too); returns REACT_* flags. */
-int live_key(app *a, int key);
-/* The prompt a REACT_PROMPT_LIVE asks, and its answer (NULL: cancelled). */
-const char *live_prompt_lead(const app *a);
-void live_prompt_answer(app *a, const char *answer);
-/* Diff mode: values are growths (signed) and rows new since the earlier
- * snapshot are marked. */
-int live_in_diff(const app *a);
-int live_node_is_new(app *a, uint32_t node);
-/* Text for the right end of the status line ("" for none). */
-const char *live_status_note(const app *a);
-/* Formats a growth with its sign ("+2.81 KiB", "-3", "0"). */
-const char *fmt_delta(char *buf, size_t len, int64_t v, int objects);
-
-/* app.c: a diff is on screen (live snapshots or two files): values are
- * signed; and whether a node is NEW in it (not in the earlier snapshot, or
- * nothing allocated through it in BASE). */
+/* app.c: the mode's answers: a diff is on screen (values are signed), and
+ * whether a node is NEW in it (as the mode decides: not at the earlier
+ * moment, or nothing allocated through it in BASE). */
 int app_in_diff(const app *a);
 int app_node_is_new(app *a, uint32_t node);
 /* The symbols over the profile on screen (NULL: raw names only). */
@@ -139,18 +161,18 @@ void app_set_grans(app *a, int first);
  * first, its map and aggregate built from app_sym(a) and owned by the
  * view, then app_set_grans. 0, or -1 when out of memory. */
 int app_view_open(app *a, const prof *p, int first, const char *title);
-/* live_ui.c: the live sym (over the live profile or its diff). */
-struct sym *live_sym(const app *a);
 
-/* filediff.c: two files, BASE and NEW. d toggles NEW - BASE on every screen;
- * the view keeps its screens. fd's strings and base are borrowed. */
+/* filediff.c: two files, BASE and NEW, as a's mode (filediff_mode): d
+ * toggles NEW - BASE on every screen. base and the strings are borrowed.
+ * 0, or -1 when out of memory. */
 int filediff_init(app *a, const prof *base, const char *base_path, const sym_opts *so);
-int filediff_toggle(app *a);           /* d; returns REACT_* */
-int filediff_on(const app *a);
-const char *filediff_path(const app *a);  /* NEW's */
-/* A node of the diff through which BASE allocated nothing. */
-int filediff_node_is_new(app *a, uint32_t node);
-void filediff_free(app *a);
+
+/* write_ui.c: w and W, the profile on screen written as native or skynet
+ * v1: a default file name that does not exist yet (base.pro, base-2.pro,
+ * ...), the save with its status line, and the prompt of the file modes. */
+void write_ui_free_name(char *buf, size_t len, const char *base);
+void write_ui_save(app *a, const prof *p, const char *file, int v1);
+int write_ui_ask(app *a, int v1);
 
 /* export_ui.c: e. A default file name for format f (does not exist yet)
  * and the write of the view on screen (its profile, granularity and metric). */
@@ -171,9 +193,15 @@ const char *nodeinfo_loc(app *a, uint32_t node, uint32_t *frame, uint32_t *level
 int nodeinfo_inline_edge(app *a, uint32_t inner, uint32_t outer);
 void nodeinfo_free(app *a);
 
-/* app.c: runs the UI over a (view set up, live optional) on the terminal
- * until the user quits; restores the terminal. Returns the exit status. */
+/* app.c: runs the UI over a (view and mode set up) on the terminal until
+ * the user quits; restores the terminal. Returns the exit status. */
 int app_run(app *a);
+/* app.c: the one teardown of every mode: the view, the source pane, the
+ * node info, the mode's state and the line map. */
+void app_free(app *a);
+/* app.c: asks lead on the status line; the answer goes to fn with arg and
+ * dflt kept in a->ask. Returns REACT_PROMPT for the key handler to return. */
+int app_prompt(app *a, void (*fn)(app *a, const char *text), int arg, const char *dflt, const char *lead);
 
 /* app.c: sizes the list to the terminal, draws everything once (erase, draw,
  * wnoutrefresh + doupdate: no flicker), and applies one key's reactions.
@@ -182,3 +210,5 @@ const screen_ops *app_ops(const app *a);
 void app_layout(app *a);
 void app_draw(app *a);
 int app_key(app *a, int key);
+
+#endif

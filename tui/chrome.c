@@ -134,6 +134,14 @@ const char *fmt_val(char *buf, size_t len, int64_t v, int objects)
 	return view_fmt_value(buf, len, v, objects);
 }
 
+const char *fmt_delta(char *buf, size_t len, int64_t v, int objects)
+{
+	char t[40];
+	view_fmt_value(t, sizeof(t), v, objects);
+	snprintf(buf, len, "%s%.39s", v > 0 ? "+" : "", t);
+	return buf;
+}
+
 const char *fmt_pct(char *buf, size_t len, int64_t v, int64_t total)
 {
 	if (!total)
@@ -243,11 +251,11 @@ static void draw_status(app *a)
 		return;
 	}
 	/* Otherwise the selected row's whole name: the table cuts long ones;
-	 * live mode keeps a note (the program's output file) at the right. */
+	 * a mode may keep a note (a program's output file) at the right. */
 	uint32_t node = view_row_node(v, view_cur(v)->sel);
 	char lb[700];
 	const char *name = node != UINT32_MAX ? node_label(a, node, lb, sizeof(lb)) : "";
-	const char *note = live_status_note(a);
+	const char *note = a->mode && a->mode->status_note ? a->mode->status_note(a) : "";
 	int nw = note[0] ? (int)strlen(note) + 2 : 0;
 	if (nw > a->wd / 2)
 		nw = a->wd / 2;

@@ -11,7 +11,7 @@
 const char *export_ui_default(const app *a, int f, char *buf, size_t len)
 {
 	static const char *const ext[] = { ".pb.gz", ".folded", "-v1.pro", "-native.pro" };
-	const char *p = a->live ? "mprof-live" : a->fd ? filediff_path(a) : a->v.path, *sl = strrchr(p, '/');
+	const char *p = a->mode && a->mode->file_stem ? a->mode->file_stem(a) : a->v.path, *sl = strrchr(p, '/');
 	const char *b = sl ? sl + 1 : p;
 	char base[200];
 	snprintf(base, sizeof(base), "%.*s%s", (int)strcspn(b, ". "), b, app_in_diff(a) ? "-diff" : "");

@@ -1,6 +1,7 @@
-/* filediff.c - two files given (BASE NEW): d toggles the diff NEW - BASE
- * (core/diff.h, rows matched across runs despite ASLR) under every screen.
- * The view keeps its screens through view_reload; values become signed. */
+/* filediff.c - the mode of two files given (BASE NEW): d toggles the diff
+ * NEW - BASE (core/diff.h, rows matched across runs despite ASLR) under
+ * every screen. The view keeps its screens through view_reload; values
+ * become signed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,11 @@ typedef struct file_diff {
 	unsigned gen, node_new_gen;  /* toggles, to notice a changed map */
 } file_diff;
 
+static file_diff *FD(const app *a)
+{
+	return a->mode_data;
+}
+
 static const char *base_name(const char *p)
 {
 	const char *s = strrchr(p, '/');
@@ -43,26 +49,27 @@ int filediff_init(app *a, const prof *base, const char *base_path, const sym_opt
 	fd->so = so;
 	fd->new_path = a->v.path;
 	fd->base_path = base_path;
-	a->fd = fd;
+	a->mode = &filediff_mode;
+	a->mode_data = fd;
 	if (!a->v.status[0])
 		snprintf(a->v.status, sizeof(a->v.status), "two files: d shows the diff NEW - BASE (BASE %.200s)",
 			 base_name(base_path));
 	return 0;
 }
 
-const char *filediff_path(const app *a)
+static const char *filediff_path(const app *a)
 {
-	return a->fd->new_path;
+	return FD(a)->new_path;
 }
 
-int filediff_on(const app *a)
+static int filediff_on(const app *a)
 {
-	return a->fd && a->fd->on;
+	return FD(a)->on;
 }
 
-int filediff_toggle(app *a)
+static int filediff_toggle(app *a)
 {
-	file_diff *fd = a->fd;
+	file_diff *fd = FD(a);
 	view *v = &a->v;
 	if (!fd->on && !fd->d) {
 		prof_error err;
@@ -101,9 +108,9 @@ int filediff_toggle(app *a)
 	return REACT_REDRAW;
 }
 
-int filediff_node_is_new(app *a, uint32_t node)
+static int filediff_node_is_new(app *a, uint32_t node)
 {
-	file_diff *fd = a->fd;
+	file_diff *fd = FD(a);
 	if (!filediff_on(a))
 		return 0;
 	const prof_nodemap *m = a->v.m;
@@ -122,14 +129,26 @@ int filediff_node_is_new(app *a, uint32_t node)
 	return node < fd->node_new_n && fd->node_new[node];
 }
 
-void filediff_free(app *a)
+static void filediff_free(app *a)
 {
-	file_diff *fd = a->fd;
-	if (!fd)
-		return;
+	file_diff *fd = FD(a);
 	free(fd->node_new);
 	sym_close(fd->sy_d);
 	prof_free(fd->d);
 	free(fd);
-	a->fd = NULL;
+	a->mode_data = NULL;
 }
+
+static int filediff_key(app *a, int key)
+{
+	return key == 'd' ? filediff_toggle(a) | REACT_REDRAW : REACT_UNHANDLED;
+}
+
+const mode_ops filediff_mode = {
+	.name = "two files",
+	.key = filediff_key,
+	.in_diff = filediff_on,
+	.node_is_new = filediff_node_is_new,
+	.file_stem = filediff_path,
+	.free = filediff_free,
+};

@@ -2,15 +2,14 @@
  * mode. The profile is refreshed every interval (the view keeps its place
  * through view_reload), the event ring is drained into a timeline strip
  * above the table, and the keys m (snapshot), d (diff two snapshots, the
- * leak hunter's screen), p (pause) and w/W (write) work on it. w and W
- * also write the profile of file mode. */
+ * leak hunter's screen), p (pause) and w/W (write now or a snapshot) work
+ * on it. */
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,8 +26,6 @@
 #define LIVE_DRAIN_MS 100
 #define LIVE_STRIP 3
 
-enum { ASK_NONE, ASK_WRITE, ASK_DIFF };
-
 typedef struct live_ui {
 	follow f;
 	sym *sy;                 /* over f.p; reopened when frames arrive */
@@ -43,22 +40,20 @@ typedef struct live_ui {
 	int diff, from, to;
 	prof *d;
 	uint8_t *is_new;         /* per stack of d */
-	uint8_t *node_new;       /* per node of node_new_map */
-	const prof_nodemap *node_new_map;
-	uint32_t node_new_n;
-	unsigned gen, node_new_gen;  /* reloads, to notice a changed map */
+	new_marks marks;
+	unsigned gen;            /* reloads, to notice a changed map */
 	char title[700];
 	char note[600];          /* the status line's right end */
 	char out[512];           /* -- CMD: where its output goes */
-	const char *cmd;
+	const char *cmd;         /* -- CMD: argv[0], reported when it is stopped */
+	int ran;                 /* the UI ran: say how the child ended */
 	int late;                /* the hook was injected: history before it is unknown */
 } live_ui;
 
-/* The prompt in flight (file mode has no live_ui). */
-static struct {
-	int kind, v1;
-	char lead[600], dflt[512];
-} ask;
+static live_ui *LV(const app *a)
+{
+	return a->mode_data;
+}
 
 static int64_t mono_ms(void)
 {
@@ -67,23 +62,16 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-const char *fmt_delta(char *buf, size_t len, int64_t v, int objects)
-{
-	char t[40];
-	view_fmt_value(t, sizeof(t), v, objects);
-	snprintf(buf, len, "%s%.39s", v > 0 ? "+" : "", t);
-	return buf;
-}
-
 /* ---- symbols and the granularity builder --------------------------------- */
 
 /* Symbols from the live process's maps while it runs, from the segment's
  * module table once it is gone. */
-static void sym_reopen(live_ui *lv)
+static void sym_reopen(app *a)
 {
+	live_ui *lv = LV(a);
 	sym_close(lv->sy);
 	lv->so.pid = lv->f.exited ? 0 : lv->f.pid;
-	lv->sy = sym_open(lv->f.p, &lv->so);
+	a->sy = lv->sy = sym_open(lv->f.p, &lv->so);
 }
 
 /* ---- titles ---------------------------------------------------------------- */
@@ -131,7 +119,7 @@ static void exit_text(const live_ui *lv, char *buf, size_t len)
 
 static void title_update(app *a)
 {
-	live_ui *lv = a->live;
+	live_ui *lv = LV(a);
 	char state[64], d[200] = "";
 	if (lv->f.exited)
 		exit_text(lv, state, sizeof(state));
@@ -156,14 +144,14 @@ static int rebuild_diff(app *a, int frames_changed);
  * new state under the view. Returns 1 when something changed. */
 static int live_refresh(app *a)
 {
-	live_ui *lv = a->live;
+	live_ui *lv = LV(a);
 	int ch = follow_sync(&lv->f);
 	if (ch < 0) {
 		snprintf(a->v.status, sizeof(a->v.status), "out of memory reading the segment");
 		return 1;
 	}
 	if (ch & FOLLOW_FRAMES)
-		sym_reopen(lv);
+		sym_reopen(a);
 	if (lv->late)
 		snprintf(lv->note, sizeof(lv->note), "history before the attach is unknown (%" PRIu64
 			 " older frees apart)", lv->f.p->meta.unknown_frees);
@@ -183,9 +171,9 @@ static int live_refresh(app *a)
 	return 1;
 }
 
-int live_tick(app *a)
+static int live_tick(app *a)
 {
-	live_ui *lv = a->live;
+	live_ui *lv = LV(a);
 	int64_t now = mono_ms();
 	int redraw = 0;
 	if (!lv->f.exited && now >= lv->next_drain) {
@@ -201,7 +189,7 @@ int live_tick(app *a)
 		if (gone && !lv->paused) {
 			/* The mapping outlives the process: this is its last state. */
 			lv->final_done = 1;
-			sym_reopen(lv);
+			sym_reopen(a);
 			if (!lv->diff)
 				view_reload(&a->v, lv->f.p, 1);
 			else
@@ -219,9 +207,9 @@ int live_tick(app *a)
 	return redraw;
 }
 
-int live_wait_ms(const app *a)
+static int live_wait_ms(const app *a)
 {
-	const live_ui *lv = a->live;
+	const live_ui *lv = LV(a);
 	if (lv->final_done)
 		return 250;
 	int64_t now = mono_ms(), next = lv->next_sync;
@@ -235,7 +223,7 @@ int live_wait_ms(const app *a)
 
 static int rebuild_diff(app *a, int frames_changed)
 {
-	live_ui *lv = a->live;
+	live_ui *lv = LV(a);
 	prof_error err;
 	uint8_t *is_new = NULL;
 	prof *d = snap_delta(lv->f.p, &lv->snaps[lv->from], lv->to < 0 ? NULL : &lv->snaps[lv->to], &is_new, &err);
@@ -255,7 +243,7 @@ static int rebuild_diff(app *a, int frames_changed)
 
 static int diff_open(app *a, int from, int to)
 {
-	live_ui *lv = a->live;
+	live_ui *lv = LV(a);
 	view *v = &a->v;
 	lv->from = from;
 	lv->to = to;
@@ -284,7 +272,7 @@ static int diff_open(app *a, int from, int to)
 
 static void diff_close(app *a)
 {
-	live_ui *lv = a->live;
+	live_ui *lv = LV(a);
 	lv->diff = 0;
 	view_reload(&a->v, lv->f.p, 1);
 	prof_free(lv->d);
@@ -296,41 +284,22 @@ static void diff_close(app *a)
 	title_update(a);
 }
 
-struct sym *live_sym(const app *a)
+static int live_in_diff(const app *a)
 {
-	return a->live ? a->live->sy : NULL;
+	return LV(a)->diff && LV(a)->d;
 }
 
-int live_in_diff(const app *a)
+static int live_node_is_new(app *a, uint32_t node)
 {
-	return a->live && a->live->diff && a->live->d;
-}
-
-int live_node_is_new(app *a, uint32_t node)
-{
-	live_ui *lv = a->live;
-	if (!live_in_diff(a))
-		return 0;
-	const prof_nodemap *m = a->v.m;
-	if (lv->node_new_map != m || lv->node_new_n != m->nnodes || lv->node_new_gen != lv->gen) {
-		uint8_t *nn = realloc(lv->node_new, m->nnodes ? m->nnodes : 1);
-		if (!nn)
-			return 0;
-		lv->node_new = nn;
-		if (snap_new_nodes(lv->d, m, lv->is_new, nn))
-			return 0;
-		lv->node_new_map = m;
-		lv->node_new_n = m->nnodes;
-		lv->node_new_gen = lv->gen;
-	}
-	return node < lv->node_new_n && lv->node_new[node];
+	live_ui *lv = LV(a);
+	return live_in_diff(a) && newmarks_node(&lv->marks, a, lv->d, lv->is_new, lv->gen, node);
 }
 
 /* ---- keys ---------------------------------------------------------------------- */
 
 static void snapshot_take(app *a)
 {
-	live_ui *lv = a->live;
+	live_ui *lv = LV(a);
 	view *v = &a->v;
 	if (lv->nsnaps == LIVE_SNAPS) {
 		snprintf(v->status, sizeof(v->status), "%d snapshots already: no room for more", LIVE_SNAPS);
@@ -351,30 +320,14 @@ static void snapshot_take(app *a)
 		 s->total[AGG_INUSE_OBJS], lv->nsnaps > 1 ? "; d diffs" : "; take another, then d diffs");
 }
 
-/* A file name that does not exist yet: base.pro, base-2.pro, ... */
-static void free_name(char *buf, size_t len, const char *base)
-{
-	struct stat st;
-	snprintf(buf, len, "%s.pro", base);
-	for (int i = 2; i < 1000 && !stat(buf, &st); i++)
-		snprintf(buf, len, "%s-%d.pro", base, i);
-}
+static void answer_write(app *a, const char *ans);
+static void answer_diff(app *a, const char *ans);
 
 static int ask_write(app *a, int v1)
 {
-	live_ui *lv = a->live;
-	char base[300];
+	live_ui *lv = LV(a);
+	char base[300], dflt[512], lead[sizeof(a->ask.lead)];
 	const char *fmt = v1 ? "skynet v1" : "native";
-	ask.kind = ASK_WRITE;
-	ask.v1 = v1;
-	if (!lv) {
-		const char *p = a->v.path, *sl = strrchr(p, '/');
-		snprintf(base, sizeof(base), "%.*s%s", (int)strcspn(sl ? sl + 1 : p, "."), sl ? sl + 1 : p,
-			 v1 ? "-v1" : "-native");
-		free_name(ask.dflt, sizeof(ask.dflt), base);
-		snprintf(ask.lead, sizeof(ask.lead), "write the profile (%s) to [%s]: ", fmt, ask.dflt);
-		return REACT_PROMPT_LIVE;
-	}
 	if (lv->diff) {
 		char f[16], t[16];
 		snprintf(base, sizeof(base), "mprof-%d-diff-%s-%s", lv->f.pid, moment_name(lv, lv->from, f, sizeof(f)),
@@ -385,37 +338,36 @@ static int ask_write(app *a, int v1)
 	} else {
 		snprintf(base, sizeof(base), "mprof-%d-now", lv->f.pid);
 	}
-	free_name(ask.dflt, sizeof(ask.dflt), base);
-	snprintf(ask.lead, sizeof(ask.lead), "write %s (%s) to [%s] (#N FILE: snapshot N): ",
-		 lv->diff ? "the diff" : "now", fmt, ask.dflt);
-	return REACT_PROMPT_LIVE;
+	write_ui_free_name(dflt, sizeof(dflt), base);
+	snprintf(lead, sizeof(lead), "write %s (%s) to [%s] (#N FILE: snapshot N): ",
+		 lv->diff ? "the diff" : "now", fmt, dflt);
+	return app_prompt(a, answer_write, v1, dflt, lead);
 }
 
 static int ask_diff(app *a)
 {
-	live_ui *lv = a->live;
+	live_ui *lv = LV(a);
 	if (!lv->nsnaps) {
 		snprintf(a->v.status, sizeof(a->v.status),
 			 "no snapshot yet: m takes one (d compares two; now counts as one)");
 		return 0;
 	}
-	ask.kind = ASK_DIFF;
+	char lead[sizeof(a->ask.lead)];
 	if (lv->nsnaps >= 2)
-		snprintf(ask.lead, sizeof(ask.lead), "diff FROM TO, snapshot numbers or now [%d %d]: ",
+		snprintf(lead, sizeof(lead), "diff FROM TO, snapshot numbers or now [%d %d]: ",
 			 lv->snaps[0].number, lv->snaps[lv->nsnaps - 1].number);
 	else
-		snprintf(ask.lead, sizeof(ask.lead), "diff FROM TO, snapshot numbers or now [%d now]: ",
-			 lv->snaps[0].number);
-	return REACT_PROMPT_LIVE;
+		snprintf(lead, sizeof(lead), "diff FROM TO, snapshot numbers or now [%d now]: ", lv->snaps[0].number);
+	return app_prompt(a, answer_diff, 0, NULL, lead);
 }
 
-int live_key(app *a, int key)
+static int live_key(app *a, int key)
 {
-	live_ui *lv = a->live;
+	live_ui *lv = LV(a);
 	view *v = &a->v;
 	switch (key) {
-	case 'w': return ask_write(a, 0);
-	case 'W': return ask_write(a, 1);
+	case 'w': return ask_write(a, 0) | REACT_REDRAW;
+	case 'W': return ask_write(a, 1) | REACT_REDRAW;
 	case 'p':
 		lv->paused = !lv->paused;
 		snprintf(v->status, sizeof(v->status), "%s", lv->paused
@@ -433,15 +385,9 @@ int live_key(app *a, int key)
 			diff_close(a);
 			return REACT_REDRAW;
 		}
-		return ask_diff(a);
+		return ask_diff(a) | REACT_REDRAW;
 	}
-	return REACT_REDRAW;
-}
-
-const char *live_prompt_lead(const app *a)
-{
-	(void)a;
-	return ask.lead;
+	return REACT_UNHANDLED;
 }
 
 /* "3", "#3" or "now" -> snapshot index, -1 for now; -2 when bad. */
@@ -463,7 +409,7 @@ static int parse_moment(const live_ui *lv, const char *s)
 
 static void answer_diff(app *a, const char *ans)
 {
-	live_ui *lv = a->live;
+	live_ui *lv = LV(a);
 	char t1[64] = "", t2[64] = "";
 	int n = sscanf(ans, "%63s %63s", t1, t2);
 	int from = 0, to = lv->nsnaps >= 2 ? lv->nsnaps - 1 : -1;
@@ -493,13 +439,13 @@ static void answer_diff(app *a, const char *ans)
 
 static void answer_write(app *a, const char *ans)
 {
-	live_ui *lv = a->live;
+	live_ui *lv = LV(a);
 	view *v = &a->v;
 	char file[512];
 	int which = -1;   /* now (or the diff on screen) */
 	while (*ans == ' ')
 		ans++;
-	if (*ans == '#' && lv) {
+	if (*ans == '#') {
 		char *end;
 		long n = strtol(ans + 1, &end, 10);
 		which = -2;
@@ -516,58 +462,44 @@ static void answer_write(app *a, const char *ans)
 		if (!*ans) {
 			char base[64];
 			snprintf(base, sizeof(base), "mprof-%d-s%ld", lv->f.pid, n);
-			free_name(file, sizeof(file), base);
+			write_ui_free_name(file, sizeof(file), base);
 			ans = file;
 		}
 	}
-	const char *path = *ans ? ans : ask.dflt;
+	const char *path = *ans ? ans : a->ask.dflt;
 	if (path != file)
 		snprintf(file, sizeof(file), "%s", path);
 	prof_error err;
 	prof *owned = NULL;
 	const prof *p = v->p;
-	if (lv && which >= 0)
+	if (which >= 0)
 		p = owned = snap_delta(lv->f.p, NULL, &lv->snaps[which], NULL, &err);
-	else if (lv && !lv->diff)
+	else if (!lv->diff)
 		p = lv->f.p;
 	if (!p) {
 		snprintf(v->status, sizeof(v->status), "write: %.240s", err.msg);
 		return;
 	}
-	if (prof_save(p, file, ask.v1 ? PROF_FMT_V1 : PROF_FMT_NATIVE, &err))
-		snprintf(v->status, sizeof(v->status), "%.250s", err.msg);
-	else
-		snprintf(v->status, sizeof(v->status), "wrote %.200s (%s, %zu samples)", file,
-			 ask.v1 ? "skynet v1" : "native", p->samples.len);
+	write_ui_save(a, p, file, a->ask.arg);
 	prof_free(owned);
 }
 
-void live_prompt_answer(app *a, const char *answer)
+static const char *live_status_note(const app *a)
 {
-	int kind = ask.kind;
-	ask.kind = ASK_NONE;
-	if (!answer) {
-		snprintf(a->v.status, sizeof(a->v.status), "cancelled");
-		return;
-	}
-	if (kind == ASK_WRITE)
-		answer_write(a, answer);
-	else if (kind == ASK_DIFF && a->live)
-		answer_diff(a, answer);
+	return LV(a)->note;
 }
 
-const char *live_status_note(const app *a)
+static const char *live_file_stem(const app *a)
 {
-	if (!a->live)
-		return "";
-	return a->live->note;
+	(void)a;
+	return "mprof-live";
 }
 
 /* ---- the timeline strip ---------------------------------------------------------- */
 
-int live_strip_height(const app *a)
+static int live_strip_height(const app *a)
 {
-	return a->live && a->h >= 14 && a->wd >= 40 ? LIVE_STRIP : 0;
+	return a->h >= 14 && a->wd >= 40 ? LIVE_STRIP : 0;
 }
 
 /* Draws the heap (or RSS) of the newest buckets as bars; the columns in
@@ -609,12 +541,12 @@ static void spark(app *a, int y, int x, int width, const timeline *t, int rss, c
 	wattrset(a->w, A_NORMAL);
 }
 
-void live_strip_draw(app *a)
+static void live_strip_draw(app *a)
 {
 	int hgt = live_strip_height(a);
 	if (!hgt || a->h < 6 || a->wd < 30)
 		return;
-	live_ui *lv = a->live;
+	live_ui *lv = LV(a);
 	const timeline *t = &lv->f.tl;
 	char hv[32], hp[32], rv[32], rp[32], line[600];
 	view_fmt_value(hv, sizeof(hv), t->cur, 0);
@@ -663,6 +595,45 @@ static void child_stop(live_ui *lv)
 	waitpid(lv->f.child, &lv->f.child_status, 0);
 }
 
+/* Stops a -- CMD child still running (saying so once the UI ran), then
+ * frees the snapshots, the diff, the symbols and the segment. */
+static void live_free(app *a)
+{
+	live_ui *lv = LV(a);
+	if (lv->cmd && lv->ran && lv->f.child_status < 0) {
+		child_stop(lv);
+		fprintf(stderr, "mprof-tui: stopped %s (pid %d); its output is in %s\n", lv->cmd, (int)lv->f.child,
+			lv->out);
+	} else if (lv->cmd && lv->ran) {
+		fprintf(stderr, "mprof-tui: %s (pid %d) ended; its output is in %s\n", lv->cmd, (int)lv->f.child, lv->out);
+	} else if (lv->cmd) {
+		child_stop(lv);
+	}
+	for (int i = 0; i < lv->nsnaps; i++)
+		snap_free(&lv->snaps[i]);
+	prof_free(lv->d);
+	free(lv->is_new);
+	newmarks_free(&lv->marks);
+	sym_close(lv->sy);
+	follow_close(&lv->f);
+	a->sy = NULL;
+	a->mode_data = NULL;
+}
+
+const mode_ops live_mode = {
+	.name = "live",
+	.tick = live_tick,
+	.wait_ms = live_wait_ms,
+	.key = live_key,
+	.strip_height = live_strip_height,
+	.strip_draw = live_strip_draw,
+	.status_note = live_status_note,
+	.in_diff = live_in_diff,
+	.node_is_new = live_node_is_new,
+	.file_stem = live_file_stem,
+	.free = live_free,
+};
+
 int tui_live(const tui_live_opts *o)
 {
 	static app a;        /* static: as in tui_run */
@@ -709,20 +680,26 @@ int tui_live(const tui_live_opts *o)
 	}
 	if (o->argv) {
 		lv.f.child = pid;
+		lv.cmd = o->argv[0];
 		snprintf(lv.note, sizeof(lv.note), "output: %s", lv.out);
 	} else if ((lv.late = inject_seg_flags((int)pid) > 0 && (inject_seg_flags((int)pid) & SEG_FLAG_LATE))) {
 		snprintf(lv.note, sizeof(lv.note), "history before the attach is unknown");
 	}
 	lv.interval_ms = o->interval_ms > 0 ? o->interval_ms : 500;
 	lv.so = o->so;
-	int rc = 1;
-	if (follow_sync(&lv.f) < 0)
-		goto oom;
-	sym_reopen(&lv);
-	a.live = &lv;
-	title_update(&a);
-	if (app_view_open(&a, lv.f.p, o->gran, lv.title))
-		goto oom;
+	a.mode = &live_mode;
+	a.mode_data = &lv;   /* from here on app_free stops the child and closes all */
+	int bad = follow_sync(&lv.f) < 0;
+	if (!bad) {
+		sym_reopen(&a);
+		title_update(&a);
+		bad = app_view_open(&a, lv.f.p, o->gran, lv.title);
+	}
+	if (bad) {
+		fprintf(stderr, "mprof-tui: pid %d: out of memory\n", (int)pid);
+		app_free(&a);
+		return 1;
+	}
 	if (o->alloc)
 		view_toggle_alloc(&a.v);
 	if (o->objects)
@@ -734,29 +711,10 @@ int tui_live(const tui_live_opts *o)
 		snprintf(a.v.status, sizeof(a.v.status), "attached to pid %d%s; m snapshot, d diff, p pause, w write",
 			 (int)pid, lv.late ? " (injected: history before the attach is unknown)" : "");
 	lv.next_sync = mono_ms() + lv.interval_ms;
-	rc = app_run(&a);
+	int rc = app_run(&a);
+	lv.ran = 1;
 	if (!o->argv && rc == 0)
 		inject_quit_offer((int)pid);   /* an injected hook: d detach, k keep recording */
-	view_free(&a.v);
-	free(a.line_row);
-	if (o->argv && lv.f.child_status < 0) {
-		child_stop(&lv);
-		fprintf(stderr, "mprof-tui: stopped %s (pid %d); its output is in %s\n", o->argv[0], (int)pid, lv.out);
-	} else if (o->argv) {
-		fprintf(stderr, "mprof-tui: %s (pid %d) ended; its output is in %s\n", o->argv[0], (int)pid, lv.out);
-	}
-	goto out;
-oom:
-	fprintf(stderr, "mprof-tui: pid %d: out of memory\n", (int)pid);
-	if (o->argv)
-		child_stop(&lv);
-out:
-	for (int i = 0; i < lv.nsnaps; i++)
-		snap_free(&lv.snaps[i]);
-	prof_free(lv.d);
-	free(lv.is_new);
-	free(lv.node_new);
-	sym_close(lv.sy);
-	follow_close(&lv.f);
+	app_free(&a);
 	return rc;
 }

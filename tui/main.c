@@ -131,12 +131,26 @@ static const char **path_list(size_t n)
 	return path_lists[used++] = calloc(n + 1, sizeof(const char *));
 }
 
-int main(int argc, char **argv)
+/* What the command line asked for; main's mode functions read it. */
+typedef struct cli {
+	report_opts ro;
+	int top, info;
+	const char *gran;                /* NULL: function, or address with --no-symbols */
+	sym_opts so;                     /* with the --root, --search-path, --source-dir lists */
+	const char *rec_dir;             /* --record DIR */
+	rec_opts rq;                     /* a recording DIR: --at, --diff-at, --leaks, --temporary */
+	int attach;
+	long interval;
+	int export_fmt;
+	const char *diff_base, *flame_out, *base_path;
+	const char *snap_pid, *snap_out;
+	const char *inject_pid, *detach_pid;
+	int batch;                       /* a report, not the UI */
+} cli;
+
+/* Parses argv into c; returns -1 to go on, else the exit status. */
+static int cli_parse(cli *c, int argc, char **argv)
 {
-	report_opts ro = { .sort = REPORT_FLAT };
-	int top = 0, info = 0;
-	const char *gran = NULL;
-	sym_opts so = { 0 };
 	/* Room for every repeatable path option; freed at exit on every path. */
 	const char **roots = path_list((size_t)argc);
 	const char **spaths = path_list((size_t)argc);
@@ -144,18 +158,16 @@ int main(int argc, char **argv)
 	size_t nroots = 0, nspaths = 0, nsdirs = 0;
 	if (!roots || !spaths || !sdirs)
 		return 1;
+	c->so.roots = roots;
+	c->so.search_paths = spaths;
+	c->so.source_dirs = sdirs;
+	c->ro.sort = REPORT_FLAT;
+	c->interval = 500;
+	c->export_fmt = -1;
 	enum { O_TOP = 256, O_ALLOC, O_INUSE, O_OBJECTS, O_FORMAT, O_GRAN, O_INFO,
 	       O_NOSYM, O_ROOT, O_SPATH, O_SDIR, O_SNAPSHOT, O_EXPORT, O_DIFF, O_FLAME,
 	       O_ATTACH, O_INTERVAL, O_BASE, O_INJECT, O_DETACH,
 	       O_RECORD, O_AT, O_DIFF_AT, O_LEAKS, O_TEMP };
-	const char *rec_dir = NULL;   /* --record DIR */
-	rec_opts rq = { 0 };          /* a recording DIR: --at, --diff-at, --leaks, --temporary */
-	int attach = 0;
-	long interval = 500;
-	int export_fmt = -1;
-	const char *diff_base = NULL, *flame_out = NULL, *base_path = NULL;
-	const char *snap_pid = NULL, *snap_out = NULL;
-	const char *inject_pid = NULL, *detach_pid = NULL;
 	static const struct option opts[] = {
 		{ "top", required_argument, NULL, O_TOP },
 		{ "alloc", no_argument, NULL, O_ALLOC },
@@ -187,29 +199,29 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int o;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:o:h", opts, NULL)) != -1) {
-		switch (c) {
+	while ((o = getopt_long(argc, argv, ":n:o:h", opts, NULL)) != -1) {
+		switch (o) {
 		case O_TOP:
 			if (!strcmp(optarg, "flat"))
-				ro.sort = REPORT_FLAT;
+				c->ro.sort = REPORT_FLAT;
 			else if (!strcmp(optarg, "cum"))
-				ro.sort = REPORT_CUM;
+				c->ro.sort = REPORT_CUM;
 			else {
 				fprintf(stderr, "mprof-tui: --top takes flat or cum, not '%s'\n", optarg);
 				return EXIT_BAD;
 			}
-			top = 1;
+			c->top = 1;
 			break;
-		case O_ALLOC: ro.alloc = 1; break;
-		case O_INUSE: ro.alloc = 0; break;
-		case O_OBJECTS: ro.objects = 1; break;
+		case O_ALLOC: c->ro.alloc = 1; break;
+		case O_INUSE: c->ro.alloc = 0; break;
+		case O_OBJECTS: c->ro.objects = 1; break;
 		case 'n': {
 			char *end;
 			errno = 0;
-			ro.limit = strtol(optarg, &end, 10);
-			if (errno || *end || ro.limit < 0) {
+			c->ro.limit = strtol(optarg, &end, 10);
+			if (errno || *end || c->ro.limit < 0) {
 				fprintf(stderr, "mprof-tui: -n takes a row count, not '%s'\n", optarg);
 				return EXIT_BAD;
 			}
@@ -217,52 +229,52 @@ int main(int argc, char **argv)
 		}
 		case O_FORMAT:
 			if (!strcmp(optarg, "tsv"))
-				ro.tsv = 1;
+				c->ro.tsv = 1;
 			else if (!strcmp(optarg, "text"))
-				ro.tsv = 0;
+				c->ro.tsv = 0;
 			else {
 				fprintf(stderr, "mprof-tui: --format takes text or tsv, not '%s'\n", optarg);
 				return EXIT_BAD;
 			}
 			break;
-		case O_GRAN: gran = optarg; break;
-		case O_INFO: info = 1; break;
-		case O_SNAPSHOT: snap_pid = optarg; break;
+		case O_GRAN: c->gran = optarg; break;
+		case O_INFO: c->info = 1; break;
+		case O_SNAPSHOT: c->snap_pid = optarg; break;
 		case O_EXPORT:
-			if ((export_fmt = export_parse(optarg)) < 0) {
+			if ((c->export_fmt = export_parse(optarg)) < 0) {
 				fprintf(stderr, "mprof-tui: --export takes pprof, folded, skynet or native, not '%s'\n", optarg);
 				return EXIT_BAD;
 			}
 			break;
-		case O_DIFF: diff_base = optarg; break;
-		case O_BASE: base_path = optarg; break;
-		case O_FLAME: flame_out = optarg; break;
-		case O_ATTACH: attach = 1; break;
-		case O_INJECT: inject_pid = optarg; break;
-		case O_DETACH: detach_pid = optarg; break;
-		case O_RECORD: rec_dir = optarg; break;
-		case O_AT: rq.at = optarg; break;
+		case O_DIFF: c->diff_base = optarg; break;
+		case O_BASE: c->base_path = optarg; break;
+		case O_FLAME: c->flame_out = optarg; break;
+		case O_ATTACH: c->attach = 1; break;
+		case O_INJECT: c->inject_pid = optarg; break;
+		case O_DETACH: c->detach_pid = optarg; break;
+		case O_RECORD: c->rec_dir = optarg; break;
+		case O_AT: c->rq.at = optarg; break;
 		case O_DIFF_AT: case O_LEAKS:   /* two moments: T1 is the value, T2 the next word */
 			if (optind >= argc) {
 				fprintf(stderr, "mprof-tui: %s takes two moments (T1 T2)\n", argv[optind - 1]);
 				return EXIT_BAD;
 			}
-			*(c == O_DIFF_AT ? &rq.diff_from : &rq.leak_from) = optarg;
-			*(c == O_DIFF_AT ? &rq.diff_to : &rq.leak_to) = argv[optind++];
+			*(o == O_DIFF_AT ? &c->rq.diff_from : &c->rq.leak_from) = optarg;
+			*(o == O_DIFF_AT ? &c->rq.diff_to : &c->rq.leak_to) = argv[optind++];
 			break;
-		case O_TEMP: rq.temporary = 1; break;
+		case O_TEMP: c->rq.temporary = 1; break;
 		case O_INTERVAL: {
 			char *end;
 			errno = 0;
-			interval = strtol(optarg, &end, 10);
-			if (errno || *end || interval < 10 || interval > 3600000) {
+			c->interval = strtol(optarg, &end, 10);
+			if (errno || *end || c->interval < 10 || c->interval > 3600000) {
 				fprintf(stderr, "mprof-tui: --interval takes milliseconds (10 or more), not '%s'\n", optarg);
 				return EXIT_BAD;
 			}
 			break;
 		}
-		case 'o': snap_out = optarg; break;
-		case O_NOSYM: so.no_symbols = 1; break;
+		case 'o': c->snap_out = optarg; break;
+		case O_NOSYM: c->so.no_symbols = 1; break;
 		case O_ROOT: roots[nroots++] = optarg; break;
 		case O_SPATH: spaths[nspaths++] = optarg; break;
 		case O_SDIR: sdirs[nsdirs++] = optarg; break;
@@ -279,60 +291,237 @@ int main(int argc, char **argv)
 			return EXIT_BAD;
 		}
 	}
-	if (snap_pid)
-		return snapshot_main(snap_pid, snap_out);
-	if (inject_pid || detach_pid)
-		return inject_main(inject_pid ? inject_pid : detach_pid, !inject_pid);
-	/* Live: --attach [PID], or -- COMMAND ARGS (getopt stops at "--"). */
-	int dashdash = optind > 1 && !strcmp(argv[optind - 1], "--") && optind < argc;
-	if (attach || dashdash) {
-		if (attach && dashdash) {
-			fprintf(stderr, "mprof-tui: --attach PID or -- COMMAND, not both\n");
-			return EXIT_BAD;
-		}
-		char lib[4096];
-		prof_error lerr;
-		if (attach && optind == argc) {   /* no pid: the list */
-			int have = launch_find_lib(lib, sizeof(lib), &lerr) == 0;
-			return listing_run(stdout, stderr, "/dev/shm", have ? lib : NULL) < 0 ? EXIT_BAD : 0;
-		}
-		tui_live_opts lo = { .interval_ms = (int)interval, .so = so };
-		lo.so.roots = roots;
-		lo.so.search_paths = spaths;
-		lo.so.source_dirs = sdirs;
-		if (attach) {
-			char *end;
-			errno = 0;
-			long pid = strtol(argv[optind], &end, 10);
-			if (optind != argc - 1 || errno || *end || pid <= 0 || pid > INT32_MAX) {
-				fprintf(stderr, "mprof-tui: --attach takes one process id, not '%s'\n", argv[optind]);
-				return EXIT_BAD;
-			}
-			lo.pid = (int)pid;
-			if (rec_dir)   /* --record DIR --attach PID: headless, until it exits */
-				return record_attach(lo.pid, rec_dir, launch_find_lib(lib, sizeof(lib), &lerr) ? NULL : lib,
-						     stderr);
-		} else {
-			lo.argv = argv + optind;
-		}
-		int lg = sym_gran_parse(gran ? gran : so.no_symbols ? "address" : "function");
-		if (lg < 0) {
-			fprintf(stderr, "mprof-tui: unknown granularity '%s' (function, line, address, module)\n", gran);
-			return EXIT_BAD;
-		}
-		lo.gran = lg;
-		lo.alloc = ro.alloc;
-		lo.objects = ro.objects;
-		return tui_live(&lo);
+	return -1;
+}
+
+/* The granularity asked for, as a sym_gran; -1 (said) when unknown. */
+static int cli_gran(const cli *c)
+{
+	const char *g = c->gran ? c->gran : c->so.no_symbols ? "address" : "function";
+	int r = sym_gran_parse(g);
+	if (r < 0)
+		fprintf(stderr, "mprof-tui: unknown granularity '%s' (function, line, address, module)\n", g);
+	return r;
+}
+
+/* --attach PID: follow a hooked process (or inject the hook), or with
+ * --record DIR record it headless until it exits. */
+static int main_attach(const cli *c, const char *pid_arg, int extra)
+{
+	char lib[4096];
+	prof_error err;
+	char *end;
+	errno = 0;
+	long pid = strtol(pid_arg, &end, 10);
+	if (extra || errno || *end || pid <= 0 || pid > INT32_MAX) {
+		fprintf(stderr, "mprof-tui: --attach takes one process id, not '%s'\n", pid_arg);
+		return EXIT_BAD;
 	}
+	if (c->rec_dir)
+		return record_attach((int)pid, c->rec_dir, launch_find_lib(lib, sizeof(lib), &err) ? NULL : lib, stderr);
+	int g = cli_gran(c);
+	if (g < 0)
+		return EXIT_BAD;
+	tui_live_opts lo = { .pid = (int)pid, .interval_ms = (int)c->interval, .so = c->so, .gran = g,
+			     .alloc = c->ro.alloc, .objects = c->ro.objects };
+	return tui_live(&lo);
+}
+
+/* -- COMMAND ARGS: start it with the hook preloaded and follow it. */
+static int main_launch(const cli *c, char *const *cmd)
+{
+	int g = cli_gran(c);
+	if (g < 0)
+		return EXIT_BAD;
+	tui_live_opts lo = { .argv = cmd, .interval_ms = (int)c->interval, .so = c->so, .gran = g,
+			     .alloc = c->ro.alloc, .objects = c->ro.objects };
+	return tui_live(&lo);
+}
+
+/* mprof-tui DIR: a recording's batch report or its UI (rec_main.c). */
+static int main_recording(const cli *c, const char *dir, int g)
+{
+	rec_opts rq = c->rq;
+	rq.dir = dir;
+	rq.info = c->info;
+	rq.batch = c->batch || rq.at || rq.diff_from || rq.leak_from || rq.temporary;
+	rq.ro = c->ro;
+	rq.gran = g;
+	rq.so = c->so;
+	return rec_main(&rq);
+}
+
+/* A profile with its symbols, node map and aggregate at one granularity. */
+typedef struct opened {
+	prof *p;                 /* owned; NEW - BASE with --diff BASE */
+	sym *sy;                 /* owned; NULL for raw address rows */
+	prof_nodemap m;
+	agg a;
+	sym_opts so;
+} opened;
+
+/* Loads path (minus --diff BASE); 0, else the exit status (said). */
+static int opened_load(opened *f, const cli *c, const char *path)
+{
+	prof_error err;
+	memset(f, 0, sizeof(*f));
+	if (!(f->p = prof_load(path, &err))) {
+		fprintf(stderr, "mprof-tui: %s\n", err.msg);
+		return EXIT_BAD;
+	}
+	if (c->diff_base) {   /* --diff BASE NEW: from here on p holds NEW - BASE */
+		prof *b = prof_load(c->diff_base, &err), *d = b ? diff_build(b, f->p, &err) : NULL;
+		int st = b ? 1 : EXIT_BAD;
+		prof_free(b);
+		prof_free(f->p);
+		f->p = d;
+		if (!d) {
+			fprintf(stderr, "mprof-tui: %s\n", err.msg);
+			return st;
+		}
+	}
+	return 0;
+}
+
+/* Symbols, map and aggregate over f->p at granularity g; 0, or 1 (said). */
+static int opened_build(opened *f, const cli *c, const char *path, int g)
+{
+	f->so = c->so;
+	f->so.profile_path = path;
+	/* Raw address rows need no symbols: skynet-mprof's own report. */
+	int raw = f->so.no_symbols && g == SYM_GRAN_ADDRESS;
+	f->sy = raw ? NULL : sym_open(f->p, &f->so);
+	if ((!f->sy && !raw) || sym_nodemap(&f->m, f->p, f->sy, (enum sym_gran)g)) {
+		fprintf(stderr, "mprof-tui: %s: out of memory\n", path);
+		sym_close(f->sy);
+		f->sy = NULL;
+		return 1;
+	}
+	if (agg_compute(&f->a, f->p, &f->m)) {
+		fprintf(stderr, "mprof-tui: %s: out of memory\n", path);
+		nodemap_free(&f->m);
+		sym_close(f->sy);
+		f->sy = NULL;
+		return 1;
+	}
+	return 0;
+}
+
+/* Frees what opened_build made (built) and the profile. */
+static void opened_free(opened *f, int built)
+{
+	if (built) {
+		agg_free(&f->a);
+		nodemap_free(&f->m);
+		sym_close(f->sy);
+	}
+	prof_free(f->p);
+}
+
+/* The report went to stdout: a failed write is an error. */
+static int stdout_done(int rc)
+{
+	if (fflush(stdout) && !rc) {
+		fprintf(stderr, "mprof-tui: writing the report: %s\n", strerror(errno));
+		rc = 1;
+	}
+	return rc;
+}
+
+/* --top, --info, --export, --flamegraph, or no terminal: reports only. */
+static int main_batch(const cli *c, const char *path, int g)
+{
+	opened f;
+	int rc = opened_load(&f, c, path);
+	if (rc)
+		return rc;
+	if (c->export_fmt >= 0 && !c->snap_out) {
+		fprintf(stderr, "mprof-tui: --export needs -o FILE\n");
+		opened_free(&f, 0);
+		return EXIT_BAD;
+	}
+	if (c->info) {
+		rc = report_info(stdout, f.p) ? 1 : 0;
+		opened_free(&f, 0);
+		return stdout_done(rc);
+	}
+	if (opened_build(&f, c, path, g)) {
+		opened_free(&f, 0);
+		return 1;
+	}
+	const sym_missing_module *mm;
+	size_t nmiss = f.sy ? sym_missing(f.sy, &mm) : 0;   /* the UI says it in its status line */
+	for (size_t i = 0; i < nmiss; i++)
+		fprintf(stderr, "mprof-tui: %s: %s; its frames keep their recorded names\n", mm[i].path, mm[i].why);
+	prof_error err;
+	enum agg_metric metric = agg_metric_of(c->ro.alloc, c->ro.objects);
+	if (c->export_fmt >= 0 &&
+	    export_write(f.p, &f.m, (enum export_format)c->export_fmt, metric, c->snap_out, &err)) {
+		fprintf(stderr, "mprof-tui: %s\n", err.msg);
+		rc = 1;
+	}
+	if (c->flame_out && !rc &&
+	    flamegraph_save(f.p, &f.m, metric, c->diff_base != NULL, path, c->flame_out, &err)) {
+		fprintf(stderr, "mprof-tui: %s\n", err.msg);
+		rc = 1;
+	}
+	if (!rc && (c->top || (c->export_fmt < 0 && !c->flame_out)))   /* else the files were the job */
+		rc = report_top(stdout, &f.a, &f.m, &c->ro) ? 1 : 0;
+	opened_free(&f, 1);
+	return stdout_done(rc);
+}
+
+/* The UI over path; with base_path, BASE too (read after NEW) for d. */
+static int ui_over(const cli *c, const char *base_path, const char *path, int g)
+{
+	opened f;
+	int rc = opened_load(&f, c, path);
+	if (rc)
+		return rc;
+	prof_error err;
+	prof *base = NULL;
+	if (base_path && !(base = prof_load(base_path, &err))) {
+		fprintf(stderr, "mprof-tui: %s\n", err.msg);
+		opened_free(&f, 0);
+		return EXIT_BAD;
+	}
+	if (opened_build(&f, c, path, g)) {
+		opened_free(&f, 0);
+		prof_free(base);
+		return 1;
+	}
+	tui_file_opts to = { .p = f.p, .m = &f.m, .a = &f.a, .path = path, .sy = f.sy, .gran = g,
+			     .alloc = c->ro.alloc, .objects = c->ro.objects, .base = base,
+			     .base_path = base_path, .so = &f.so };
+	rc = tui_run(&to);
+	opened_free(&f, 1);
+	prof_free(base);
+	return stdout_done(rc);
+}
+
+/* mprof-tui FILE: the UI over one profile (NEW - BASE with --diff BASE). */
+static int main_file(const cli *c, const char *path, int g)
+{
+	return ui_over(c, NULL, path, g);
+}
+
+/* mprof-tui BASE NEW: the UI over NEW; d toggles NEW - BASE. */
+static int main_two_files(const cli *c, const char *base_path, const char *path, int g)
+{
+	return ui_over(c, base_path, path, g);
+}
+
+/* mprof-tui FILE, BASE NEW, a recording DIR, or a batch report. */
+static int main_profile(cli *c, int argc, char **argv)
+{
 	/* BASE NEW: two files; the UI keeps both (d toggles), batch diffs. */
-	if (!base_path && !diff_base && optind == argc - 2)
-		base_path = argv[optind++];
-	int batch = top || info || export_fmt >= 0 || flame_out || !isatty(STDOUT_FILENO);
-	if (base_path && (batch || diff_base)) {
-		if (!diff_base)
-			diff_base = base_path;
-		base_path = NULL;
+	if (!c->base_path && !c->diff_base && optind == argc - 2)
+		c->base_path = argv[optind++];
+	c->batch = c->top || c->info || c->export_fmt >= 0 || c->flame_out || !isatty(STDOUT_FILENO);
+	if (c->base_path && (c->batch || c->diff_base)) {
+		if (!c->diff_base)
+			c->diff_base = c->base_path;
+		c->base_path = NULL;
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, optind >= argc ? "mprof-tui: no profile file given\n"
@@ -340,111 +529,42 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_BAD;
 	}
-	if (!gran)
-		gran = so.no_symbols ? "address" : "function";
-	int g = sym_gran_parse(gran);
-	if (g < 0) {
-		fprintf(stderr, "mprof-tui: unknown granularity '%s' (function, line, address, module)\n", gran);
+	int g = cli_gran(c);
+	if (g < 0)
 		return EXIT_BAD;
-	}
 	const char *path = argv[optind];
-	if (rec_is_dir(path) || rq.at || rq.diff_from || rq.leak_from || rq.temporary) {
-		rq.dir = path;
-		rq.info = info;
-		rq.batch = batch || rq.at || rq.diff_from || rq.leak_from || rq.temporary;
-		rq.ro = ro;
-		rq.gran = g;
-		rq.so = so;
-		rq.so.roots = roots;
-		rq.so.search_paths = spaths;
-		rq.so.source_dirs = sdirs;
-		return rec_main(&rq);
-	}
-	prof_error err;
-	prof *p = prof_load(path, &err);
-	if (!p) {
-		fprintf(stderr, "mprof-tui: %s\n", err.msg);
+	if (rec_is_dir(path) || c->rq.at || c->rq.diff_from || c->rq.leak_from || c->rq.temporary)
+		return main_recording(c, path, g);
+	if (c->batch)
+		return main_batch(c, path, g);
+	return c->base_path ? main_two_files(c, c->base_path, path, g) : main_file(c, path, g);
+}
+
+int main(int argc, char **argv)
+{
+	static cli c;
+	int rc = cli_parse(&c, argc, argv);
+	if (rc >= 0)
+		return rc;
+	if (c.snap_pid)
+		return snapshot_main(c.snap_pid, c.snap_out);
+	if (c.inject_pid || c.detach_pid)
+		return inject_main(c.inject_pid ? c.inject_pid : c.detach_pid, !c.inject_pid);
+	/* Live: --attach [PID], or -- COMMAND ARGS (getopt stops at "--"). */
+	int dashdash = optind > 1 && !strcmp(argv[optind - 1], "--") && optind < argc;
+	if (c.attach && dashdash) {
+		fprintf(stderr, "mprof-tui: --attach PID or -- COMMAND, not both\n");
 		return EXIT_BAD;
 	}
-	if (diff_base) {   /* --diff BASE NEW: from here on p holds NEW - BASE */
-		prof *b = prof_load(diff_base, &err), *d = b ? diff_build(b, p, &err) : NULL;
-		int st = b ? 1 : EXIT_BAD;
-		prof_free(b);
-		prof_free(p);
-		if (!d) {
-			fprintf(stderr, "mprof-tui: %s\n", err.msg);
-			return st;
-		}
-		p = d;
+	if (c.attach && optind == argc) {   /* no pid: the list */
+		char lib[4096];
+		prof_error err;
+		int have = launch_find_lib(lib, sizeof(lib), &err) == 0;
+		return listing_run(stdout, stderr, "/dev/shm", have ? lib : NULL) < 0 ? EXIT_BAD : 0;
 	}
-	prof *base = NULL;
-	if (base_path && !(base = prof_load(base_path, &err))) {
-		fprintf(stderr, "mprof-tui: %s\n", err.msg);
-		prof_free(p);
-		return EXIT_BAD;
-	}
-	if ((export_fmt >= 0) && !snap_out) {
-		fprintf(stderr, "mprof-tui: --export needs -o FILE\n");
-		prof_free(p);
-		prof_free(base);
-		return EXIT_BAD;
-	}
-	int rc = 0;
-	if (info) {
-		rc = report_info(stdout, p) ? 1 : 0;
-	} else {
-		(void)top;
-		prof_nodemap m;
-		agg a;
-		so.roots = roots;
-		so.search_paths = spaths;
-		so.source_dirs = sdirs;
-		so.profile_path = path;
-		/* Raw address rows need no symbols: skynet-mprof's own report. */
-		sym *sy = so.no_symbols && g == SYM_GRAN_ADDRESS ? NULL : sym_open(p, &so);
-		if ((!sy && !(so.no_symbols && g == SYM_GRAN_ADDRESS)) ||
-		    sym_nodemap(&m, p, sy, (enum sym_gran)g) || agg_compute(&a, p, &m)) {
-			fprintf(stderr, "mprof-tui: %s: out of memory\n", path);
-			sym_close(sy);
-			prof_free(p);
-			prof_free(base);
-			return 1;
-		}
-		const sym_missing_module *mm;
-		/* The UI says it once in its status line instead. */
-		size_t nmiss = sy && batch ? sym_missing(sy, &mm) : 0;
-		for (size_t i = 0; i < nmiss; i++)
-			fprintf(stderr, "mprof-tui: %s: %s; its frames keep their recorded names\n",
-				mm[i].path, mm[i].why);
-		enum agg_metric metric = agg_metric_of(ro.alloc, ro.objects);
-		if (export_fmt >= 0 && export_write(p, &m, (enum export_format)export_fmt, metric, snap_out, &err)) {
-			fprintf(stderr, "mprof-tui: %s\n", err.msg);
-			rc = 1;
-		}
-		if (flame_out && !rc && flamegraph_save(p, &m, metric, diff_base != NULL, path, flame_out, &err)) {
-			fprintf(stderr, "mprof-tui: %s\n", err.msg);
-			rc = 1;
-		}
-		if (rc || ((export_fmt >= 0 || flame_out) && !top))
-			;   /* the files were the job */
-		/* No batch option and a terminal on stdout: the interactive UI. */
-		else if (!top && isatty(STDOUT_FILENO)) {
-			tui_file_opts to = { .p = p, .m = &m, .a = &a, .path = path, .sy = sy, .gran = g,
-					     .alloc = ro.alloc, .objects = ro.objects, .base = base,
-					     .base_path = base_path, .so = &so };
-			rc = tui_run(&to);
-		}
-		else
-			rc = report_top(stdout, &a, &m, &ro) ? 1 : 0;
-		agg_free(&a);
-		nodemap_free(&m);
-		sym_close(sy);
-	}
-	if (fflush(stdout) && !rc) {
-		fprintf(stderr, "mprof-tui: writing the report: %s\n", strerror(errno));
-		rc = 1;
-	}
-	prof_free(p);
-	prof_free(base);
-	return rc;
+	if (c.attach)
+		return main_attach(&c, argv[optind], optind != argc - 1);
+	if (dashdash)
+		return main_launch(&c, argv + optind);
+	return main_profile(&c, argc, argv);
 }

@@ -32,13 +32,16 @@ typedef struct rec_ui {
 	int marked;
 	enum rec_mode mode;
 	prof *d;                 /* the diff, leaks or temporaries on screen; owned */
+	uint8_t *is_new;         /* the diff's: per stack, none at the earlier moment; owned */
+	new_marks marks;
+	unsigned gen;            /* profiles shown, to notice a changed diff */
 	rec_life *life;          /* computed on the first T; owned */
 	char title[800];
 } rec_ui;
 
 static rec_ui *RU(const app *a)
 {
-	return (rec_ui *)a->rec;
+	return a->mode_data;
 }
 
 static double bucket_s(const recording *r, size_t i)
@@ -86,6 +89,7 @@ static void rec_show(app *a, int frames_changed)
 	recording *r = u->r;
 	prof_error err;
 	prof *d = NULL;
+	uint8_t *is_new = NULL;
 	uint64_t ev = r->tl[u->cur].peak_ev, mev = r->tl[u->mark].peak_ev;
 	if (u->mode == RM_DIFF) {
 		snap sa, sb;
@@ -94,7 +98,7 @@ static void rec_show(app *a, int frames_changed)
 		int bad = snap_take(&sa, r->p, 1, 0, (int64_t)r->cur_time);
 		rec_seek(r, hi);
 		if (!bad && !snap_take(&sb, r->p, 2, 0, (int64_t)r->cur_time)) {
-			d = snap_delta(r->p, &sa, &sb, NULL, &err);
+			d = snap_delta(r->p, &sa, &sb, &is_new, &err);
 			snap_free(&sb);
 		}
 		if (!bad)
@@ -119,7 +123,10 @@ static void rec_show(app *a, int frames_changed)
 	}
 	view_reload(&a->v, d ? d : r->p, frames_changed);
 	prof_free(u->d);
+	free(u->is_new);
 	u->d = d;
+	u->is_new = is_new;
+	u->gen++;
 	title_update(a);
 }
 
@@ -181,11 +188,9 @@ static int toggle(app *a, enum rec_mode m)
 	return REACT_REDRAW;
 }
 
-int rec_key(app *a, int key)
+static int rec_key(app *a, int key)
 {
 	rec_ui *u = RU(a);
-	if (!u)
-		return REACT_UNHANDLED;
 	recording *r = u->r;
 	int tree = a->v.hist[a->v.depth - 1].kind == VIEW_TREE;
 	switch (key) {
@@ -223,14 +228,20 @@ int rec_key(app *a, int key)
 	return REACT_REDRAW;
 }
 
-int rec_in_diff(const app *a)
+static int rec_in_diff(const app *a)
 {
-	return a->rec && RU(a)->mode == RM_DIFF;
+	return RU(a)->mode == RM_DIFF;
 }
 
-int rec_strip_height(const app *a)
+static int rec_node_is_new(app *a, uint32_t node)
 {
-	return a->rec && a->h >= 14 && a->wd >= 40 ? REC_STRIP : 0;
+	rec_ui *u = RU(a);
+	return rec_in_diff(a) && newmarks_node(&u->marks, a, u->d, u->is_new, u->gen, node);
+}
+
+static int rec_strip_height(const app *a)
+{
+	return a->h >= 14 && a->wd >= 40 ? REC_STRIP : 0;
 }
 
 /* The lifetime histogram of the stacks through the selected node. */
@@ -267,7 +278,7 @@ static void hist_line(app *a, char *buf, size_t len)
 	}
 }
 
-void rec_strip_draw(app *a)
+static void rec_strip_draw(app *a)
 {
 	int hgt = rec_strip_height(a);
 	if (!hgt)
@@ -335,6 +346,29 @@ void rec_strip_draw(app *a)
 	}
 }
 
+/* Frees what the mode holds; the recording is its caller's. */
+static void rec_free(app *a)
+{
+	rec_ui *u = RU(a);
+	prof_free(u->d);
+	free(u->is_new);
+	newmarks_free(&u->marks);
+	free(u->life);
+	sym_close(u->sy);
+	memset(u, 0, sizeof(*u));
+	a->mode_data = NULL;
+}
+
+const mode_ops rec_mode = {
+	.name = "recording",
+	.key = rec_key,
+	.strip_height = rec_strip_height,
+	.strip_draw = rec_strip_draw,
+	.in_diff = rec_in_diff,
+	.node_is_new = rec_node_is_new,
+	.free = rec_free,
+};
+
 int tui_rec(recording *r, const rec_opts *o)
 {
 	static app a;
@@ -345,31 +379,25 @@ int tui_rec(recording *r, const rec_opts *o)
 	sym_opts so = o->so;
 	u.sy = so.no_symbols && o->gran == SYM_GRAN_ADDRESS ? NULL : sym_open(r->p, &so);
 	u.cur = peak_bucket(r);   /* open on the peak: the first question */
-	int rc = 1;
 	rec_seek(r, r->tl[u.cur].peak_ev);
-	a.rec = &u;
+	a.mode = &rec_mode;
+	a.mode_data = &u;
 	a.sy = u.sy;
 	title_update(&a);
-	if (app_view_open(&a, r->p, o->gran, u.title))
-		goto oom;
-	if (o->ro.alloc)
-		view_toggle_alloc(&a.v);
-	if (o->ro.objects)
-		view_toggle_objects(&a.v);
-	char mt[100];
-	rec_moment_text(r, mt, sizeof(mt));
-	snprintf(a.v.status, sizeof(a.v.status), "at the run's PEAK, %s; Left/Right move in time, [ ] peaks, ? help", mt);
-	rc = app_run(&a);
-	view_free(&a.v);
-	free(a.line_row);
-	goto out;
-oom:
-	fprintf(stderr, "mprof-tui: %s: out of memory\n", r->dir);
-out:
-	source_free(&a);
-	nodeinfo_free(&a);
-	prof_free(u.d);
-	free(u.life);
-	sym_close(u.sy);
+	int rc = 1;
+	if (app_view_open(&a, r->p, o->gran, u.title)) {
+		fprintf(stderr, "mprof-tui: %s: out of memory\n", r->dir);
+	} else {
+		if (o->ro.alloc)
+			view_toggle_alloc(&a.v);
+		if (o->ro.objects)
+			view_toggle_objects(&a.v);
+		char mt[100];
+		rec_moment_text(r, mt, sizeof(mt));
+		snprintf(a.v.status, sizeof(a.v.status),
+			 "at the run's PEAK, %s; Left/Right move in time, [ ] peaks, ? help", mt);
+		rc = app_run(&a);
+	}
+	app_free(&a);
 	return rc;
 }

@@ -2,7 +2,8 @@
 # record_tui.sh - mprof-tui DIR in a real terminal (tmux): it opens on the
 # run's peak, Left moves back in time, P returns to the peak, the state
 # after the fall no longer shows peak_fn, d diffs the mark and the cursor,
-# L lists what is alive at the end, T the temporary allocations.
+# L lists what is alive at the end, T the temporary allocations, and a diff
+# marks the stacks that did not exist at the mark NEW.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/test/tmux.sh"
 HOOK=$TOP/libmprof.so
@@ -30,6 +31,12 @@ keys d L
 check "rec tui: L: made between the peak and the end, alive at the end" "4.00 KiB 100.0% 100.0%  4.00 KiB 100.0%        1 after_fn"
 keys L T
 check "rec tui: T: temporaries with the lifetime histogram" "lifetimes: <1ms:"
+# A diff from the start (nothing allocated yet) to the peak: peak_fn's stack
+# did not exist at the mark, so its row is marked NEW, as in a live diff.
+keys T '{' '{' '{' '{' m P d
+check "rec tui: d from the start to the peak: peak_fn's growth" "+9.77 MiB"
+check "rec tui: d: a stack not there at the mark is NEW" "NEW peak_fn"
+keys d
 keys q
 n=0
 while screen | grep -F -q "Main table" && [ "$n" -lt 100 ]; do sleep 0.1; n=$((n + 1)); done

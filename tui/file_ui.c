@@ -1,0 +1,53 @@
+/* file_ui.c - one profile file on the screens: the mode with nothing of its
+ * own (no source to poll, no strip, no keys beyond the screens' and the
+ * common ones), and the entry that opens it (or two files: filediff.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "symbols/sym.h"
+#include "tui/app.h"
+#include "tui/tui.h"
+
+const mode_ops file_mode = { .name = "file" };
+
+/* The first status line: modules that could not be read, each once. */
+static void missing_status(app *a)
+{
+	const sym_missing_module *mm;
+	size_t n = a->sy ? sym_missing(a->sy, &mm) : 0;
+	if (!n)
+		return;
+	size_t at = (size_t)snprintf(a->v.status, sizeof(a->v.status), "%zu module%s not found: ", n,
+				     n > 1 ? "s" : "");
+	for (size_t i = 0; i < n && at < sizeof(a->v.status); i++)
+		at += (size_t)snprintf(a->v.status + at, sizeof(a->v.status) - at, "%s%s", i ? ", " : "",
+				       mm[i].path);
+	if (at < sizeof(a->v.status))
+		snprintf(a->v.status + at, sizeof(a->v.status) - at, " (their frames keep the recorded names)");
+}
+
+int tui_run(const tui_file_opts *o)
+{
+	static app a;   /* static: the crash handler and atexit may need it */
+	memset(&a, 0, sizeof(a));
+	if (view_init(&a.v, o->p, o->m, o->a, o->path)) {
+		fprintf(stderr, "mprof-tui: %s: out of memory\n", o->path);
+		return 1;
+	}
+	a.sy = o->sy;
+	app_set_grans(&a, o->gran);
+	if (o->alloc)
+		view_toggle_alloc(&a.v);
+	if (o->objects)
+		view_toggle_objects(&a.v);
+	missing_status(&a);
+	a.mode = &file_mode;
+	if (o->base && filediff_init(&a, o->base, o->base_path, o->so)) {
+		fprintf(stderr, "mprof-tui: out of memory\n");
+		app_free(&a);
+		return 1;
+	}
+	int rc = app_run(&a);
+	app_free(&a);
+	return rc;
+}
