@@ -30,15 +30,4 @@ int inject_detach(int pid, prof_error *err);
 /* The segment's SEG_FLAG_* of pid, or -1 when it has none. */
 int inject_seg_flags(int pid);
 
-/* --attach on a process with no segment: asks on the terminal (one key,
- * y/n) and injects.  1 injected, 0 declined (or no such process: the
- * attach says so), -1 with err. */
-int inject_offer(int pid, const char *lib, prof_error *err);
-/* Quitting a session on an injected, still recording process: asks
- * d (detach) or k (keep recording) and does it.  1 detached, 0 not, -1
- * the detach failed (said on stderr). */
-int inject_quit_offer(int pid);
-/* --inject PID / --detach PID: messages on stdout/stderr; exit status. */
-int inject_main(const char *pid_arg, int detach);
-
 #endif

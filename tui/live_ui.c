@@ -16,6 +16,7 @@
 
 #include "attach/follow.h"
 #include "attach/inject.h"
+#include "tui/inject_ui.h"
 #include "attach/launch.h"
 #include "core/snapdiff.h"
 #include "symbols/sym.h"

@@ -13,6 +13,7 @@
 #include "core/load.h"
 #include "core/report.h"
 #include "attach/inject.h"
+#include "tui/inject_ui.h"
 #include "attach/launch.h"
 #include "attach/listing.h"
 #include "attach/snapshot.h"
