@@ -133,9 +133,17 @@ int launch_start(char *const argv[], const char *lib, char *out, size_t out_len,
 					    out);
 			return -1;
 		}
+		/* The hook sizes the file first and writes the magic last: wait for it. */
 		struct stat sst;
-		if (!stat(seg, &sst) && sst.st_size >= (off_t)sizeof(seg_header))
-			break;
+		if (!stat(seg, &sst) && sst.st_size >= (off_t)sizeof(seg_header)) {
+			char magic[8] = "";
+			int fd = open(seg, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+			ssize_t r = fd >= 0 ? pread(fd, magic, sizeof(magic), 0) : -1;
+			if (fd >= 0)
+				close(fd);
+			if (r == (ssize_t)sizeof(magic) && !memcmp(magic, SEG_MAGIC, 8))
+				break;
+		}
 		if (waited >= timeout_ms) {
 			kill(c, SIGKILL);
 			waitpid(c, NULL, 0);

@@ -5,6 +5,7 @@
  * leak hunter's screen), p (pause) and w/W (write now or a snapshot) work
  * on it. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,11 +17,11 @@
 
 #include "attach/follow.h"
 #include "attach/inject.h"
-#include "tui/inject_ui.h"
 #include "attach/launch.h"
 #include "core/snapdiff.h"
 #include "symbols/sym.h"
 #include "tui/app.h"
+#include "tui/inject_ui.h"
 #include "tui/tui.h"
 
 #define LIVE_SNAPS 64
@@ -577,6 +578,22 @@ static void live_strip_draw(app *a)
 
 /* ---- the entry ----------------------------------------------------------------------- */
 
+/* The segment of our child, once it is reaped: a program killed by the
+ * signal never ran the hook's exit, which removes it. */
+static void child_segment_remove(live_ui *lv)
+{
+	char path[64];
+	snprintf(path, sizeof(path), SEG_PATH_FMT, (int)lv->f.child);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	seg_header h;
+	ssize_t r = pread(fd, &h, sizeof(h), 0);
+	close(fd);
+	if (r == (ssize_t)sizeof(h) && !memcmp(h.magic, SEG_MAGIC, 8) && h.pid == (int64_t)lv->f.child)
+		unlink(path);
+}
+
 /* Stops our child (-- CMD) when the user quits before it ends. */
 static void child_stop(live_ui *lv)
 {
@@ -587,6 +604,7 @@ static void child_stop(live_ui *lv)
 		int st;
 		if (waitpid(lv->f.child, &st, WNOHANG) == lv->f.child) {
 			lv->f.child_status = st;
+			child_segment_remove(lv);
 			return;
 		}
 		struct timespec ts = { 0, 10000000 };
@@ -594,6 +612,7 @@ static void child_stop(live_ui *lv)
 	}
 	kill(lv->f.child, SIGKILL);
 	waitpid(lv->f.child, &lv->f.child_status, 0);
+	child_segment_remove(lv);
 }
 
 /* Stops a -- CMD child still running (saying so once the UI ran), then

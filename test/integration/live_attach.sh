@@ -244,3 +244,15 @@ check "-- CMD: the diff still closes after the exit" "diff closed"
 keys q
 check "-- CMD: q quits" "EXIT=0"
 expect_match "-- CMD: leaving says where the output is" "$(screen)" "ended; its output is in $TMP/mprof-leaker-"
+
+# Quitting while the program runs: it is stopped (SIGTERM, which it does not
+# handle, so its hook never reaches its exit) and its segment removed.
+keys clear Enter
+keys "'$MPROF' --interval 200 -- '$TMP/leaker' '$TMP/never.go' 40; echo EXIT=\$?" Enter
+check "-- CMD, quit early: the table opens" "leak_here"
+qpid=$(screen | sed -n 's/.*pid \([0-9][0-9]*\) running.*/\1/p' | head -1)
+keys q
+check "-- CMD, quit early: q quits" "EXIT=0"
+expect_match "-- CMD, quit early: says it stopped the program" "$(screen)" "stopped .*leaker \(pid $qpid\)"
+expect_eq "-- CMD, quit early: the program is gone and so is its segment" \
+	"$(kill -0 "$qpid" 2> /dev/null && echo alive)$(ls /dev/shm/mprof-$qpid 2> /dev/null)" ""
