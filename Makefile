@@ -3,7 +3,7 @@
 # make deps       install the Debian build dependencies (apt-get) when missing
 # make check      deps, build, every test; last line "N passed, N failed, N skipped"
 # make bench      performance figures with their targets
-# make demo       open the bundled example profile
+# make demo       run demo/leaky_server under the hook and open the live screen on it
 # make install    PREFIX=/usr/local DESTDIR=
 
 PREFIX  ?= /usr/local
@@ -91,6 +91,12 @@ hook-objs:
 libmprof.so: $(HOOK_OBJ)
 	$(CC) -shared -fPIC -o $@ $(HOOK_OBJ) $(HOOK_LIBS) -ldl -lpthread -Wl,-z,nodelete
 
+# The demo: a little request server whose upload handler leaks (demo/), built
+# as a user would build a program to profile (debug info, frame pointers,
+# never sanitized: it runs under the hook), launched under mprof-tui.
+DEMO_BIN    := demo/leaky_server
+DEMO_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -Wall -Wextra
+
 # ---- tests ----------------------------------------------------------------
 UNIT_SRC := $(wildcard test/unit/*.c)
 UNIT_BIN := $(UNIT_SRC:test/unit/%.c=$(B)/test/%)
@@ -100,7 +106,7 @@ $(B)/test/%: test/unit/%.c $(TEST_HELPERS) $(B)/libmprof-sym.a $(B)/libmprof-cor
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(TEST_HELPERS) $(LIBS_ALL) $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
-tests: all $(UNIT_BIN) tools
+tests: all $(UNIT_BIN) tools $(DEMO_BIN)
 tools: $(TOOLS:%=$(B)/tools/%)
 
 $(B)/tools/%: test/tools/%.c $(B)/libmprof-sym.a $(B)/libmprof-core.a
@@ -117,9 +123,12 @@ check: deps
 bench: all tools
 	@sh test/bench/run.sh
 
+$(DEMO_BIN): demo/leaky_server.c
+	$(CC) $(DEMO_CFLAGS) -o $@ $<
+
 demo: deps
-	@$(MAKE) --no-print-directory all
-	./mprof-tui test/data/test_mem.pro
+	@$(MAKE) --no-print-directory all $(DEMO_BIN)
+	./mprof-tui -- $(DEMO_BIN)
 
 # libFuzzer targets over every reader (test/fuzz/targets.txt), built with clang.
 fuzz:
@@ -135,7 +144,7 @@ install: all
 	if [ -f man/libmprof.3 ]; then install -m 644 man/libmprof.3 $(DESTDIR)$(PREFIX)/share/man/man3/; fi
 
 clean:
-	rm -rf $(B) mprof-tui libmprof.so
+	rm -rf $(B) mprof-tui libmprof.so $(DEMO_BIN)
 
 .PHONY: all deps check tests tools bench demo fuzz install clean hook-objs
 .SECONDARY:
