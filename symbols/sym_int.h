@@ -72,4 +72,13 @@ int sym_fn_scopes(sym *s, Dwfl_Module *dm, Dwarf_Die *cu, uint64_t pc, Dwarf_Die
 const char *sym_elf_name(sym *s, Dwfl_Module *dm, uint64_t pc);
 void sym_index_free(sym *s);
 
+/* locate.c: opens path for libelf (*fd, *elf; 0 or -1). */
+int sym_elf_open(const char *path, int *fd, Elf **elf);
+/* The ELF address of file offset off (0 or -1). */
+int sym_elf_offset_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr);
+/* The value of the symbol name (nlen bytes) in .symtab or .dynsym (0 or -1). */
+int sym_elf_symbol_value(Elf *elf, const char *name, size_t nlen, uint64_t *value);
+/* Finds m's file here (m->local), checking its build-id or anchor. */
+void sym_module_locate(sym *s, smod *m);
+
 #endif
