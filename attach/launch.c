@@ -27,6 +27,8 @@ static int is_file(const char *p)
 
 int launch_find_lib(char *buf, size_t len, prof_error *err)
 {
+	if (!buf || !len)   /* also tells the compiler, which otherwise warns under ASan */
+		return -1;
 	const char *env = getenv("MPROF_LIB");
 	if (env && *env) {
 		if (!is_file(env)) {
