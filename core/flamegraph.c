@@ -2,9 +2,11 @@
  * frames are merged into a tree root first (children ordered by name, as
  * flamegraph.pl does), laid out bottom-up, and a small inline script gives
  * click-to-zoom, search (regex, matched share shown) and reset.
+ * Unresolved frames are labelled "module+0xoffset" (core/names.h).
  * Diff mode (p from diff_build): a frame's width is the sum of the absolute
  * deltas under it, its colour the net delta (red grew, blue shrank). */
 #include "core/flamegraph.h"
+#include "core/names.h"
 #include "core/savefile.h"
 
 #include <errno.h>
@@ -297,7 +299,7 @@ int flamegraph_write(FILE *out, const prof *p, const prof_nodemap *m, enum agg_m
 	fprintf(out, "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"> </text>\n",
 		(int)(FG_WIDTH - FG_PAD), height - 10);
 	fprintf(out, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", (int)FG_PAD, height - 10);
-	char nb[32], fill[40];
+	char nb[32], sb[512], fill[40];
 	for (size_t i = 0; i < g.len; i++) {
 		const fgnode *n = &g.n[i];
 		double w = (double)n->width * scale;
@@ -306,8 +308,10 @@ int flamegraph_write(FILE *out, const prof *p, const prof_nodemap *m, enum agg_m
 		const char *name = fg_name(&g, (uint32_t)i, nb, sizeof(nb));
 		double y = FG_TOP + (double)(maxdepth - n->depth) * FG_ROW;
 		color(name, n->net, n->width, diff, fill, sizeof(fill));
+		/* Boxes and search show the short name; the title (details line) the whole one. */
+		const char *shown = name_short(p, name, sb, sizeof(sb));
 		fputs("<g class=\"f\" data-name=\"", out);
-		put_esc(out, name);
+		put_esc(out, shown);
 		fputs("\"><title>", out);
 		put_esc(out, name);
 		if (diff)
@@ -319,7 +323,7 @@ int flamegraph_write(FILE *out, const prof *p, const prof_nodemap *m, enum agg_m
 		fprintf(out, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>"
 			     "<text x=\"%.2f\" y=\"%.1f\">",
 			n->x, y, w, FG_ROW - 1, fill, n->x + 3, y + FG_ROW - 4);
-		put_label(out, name, w);
+		put_label(out, shown, w);
 		fputs("</text></g>\n", out);
 	}
 	fputs("</svg>\n", out);
