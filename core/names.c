@@ -87,7 +87,8 @@ static size_t bytes_of(const char *s, size_t n, int k)
 
 /* The argument list of a C++-style name: *open at its '(', *close at the
  * matching ')'. Groups followed by "::" are scopes ("(anonymous
- * namespace)::"), an operator's own symbols are skipped, and parentheses
+ * namespace)::"), groups after a blank are notes ("f (lib.so)"), an
+ * operator's own symbols are skipped, and parentheses
  * inside <> or {} (templates, lambdas) are not the list. 0 or -1. */
 static int arg_list(const char *s, size_t *open, size_t *close)
 {
@@ -124,8 +125,8 @@ static int arg_list(const char *s, size_t *open, size_t *close)
 			}
 			if (!s[j])
 				return -1;
-			if (s[j + 1] == ':' && s[j + 2] == ':') {
-				i = j;   /* a scope, not the arguments */
+			if ((s[j + 1] == ':' && s[j + 2] == ':') || (i > 0 && s[i - 1] == ' ')) {
+				i = j;   /* a scope, or a note after the name ("f (lib.so)") */
 				continue;
 			}
 			if (i == 0)

@@ -79,6 +79,11 @@ static void cpp_middle_cut(void **state)
 	assert_string_equal(r, "(anonymous namespace)::Pool<std::pair<int, int> >::grow(un~)");
 	r = name_fit("std::function<void (int)>::operator()(int) const", 40, "~", buf, sizeof(buf));
 	assert_string_equal(r, "std::function<void (int)>::operator()(~) const");
+	/* The module note of a C name seen in two modules is not an argument list. */
+	const char *noted = "a_long_c_function_name (libsomething.so.1)";
+	assert_ptr_equal(name_fit(noted, 20, ell, buf, sizeof(buf)), noted);
+	r = name_fit("ns::grow(unsigned long, bool) (libsomething.so.1)", 30, "~", buf, sizeof(buf));
+	assert_string_equal(r, "ns::grow(~) (libsomething.so.1)");
 	/* No argument list, or a recorded path: left to the caller's end cut. */
 	const char *plain = "a_very_long_c_function_name_without_arguments";
 	assert_ptr_equal(name_fit(plain, 10, ell, buf, sizeof(buf)), plain);
