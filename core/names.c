@@ -139,17 +139,25 @@ static int arg_list(const char *s, size_t *open, size_t *close)
 	return -1;
 }
 
+int name_args(const char *name, size_t *open, size_t *close)
+{
+	if (arg_list(name, open, close) || *close == *open + 1)
+		return -1;
+	/* A path with its offset (a name left as recorded) has no arguments to cut. */
+	if (!strncmp(name + *close, ") [0x", 5) || (memchr(name, '/', *open) && !strstr(name, "operator")))
+		return -1;
+	return 0;
+}
+
 const char *name_fit(const char *name, int width, const char *ell, char *buf, size_t len)
 {
 	size_t n = strlen(name), open, close;
-	if (width <= 0 || cols(name, n) <= width || arg_list(name, &open, &close) || close == open + 1)
+	if (width <= 0 || cols(name, n) <= width || name_args(name, &open, &close))
 		return name;
-	/* A path with its offset (a name left as recorded) has no arguments to cut. */
-	if (!strncmp(name + close, ") [0x", 5) || (memchr(name, '/', open) && !strstr(name, "operator")))
-		return name;
+	int ew = cols(ell, strlen(ell));
 	int head = cols(name, open + 1), args = cols(name + open + 1, close - open - 1);
 	int tail = cols(name + close, n - close);
-	int room = width - head - 1 - tail;   /* for the kept part of the arguments */
+	int room = width - head - ew - tail;   /* for the kept part of the arguments */
 	if (room >= 0) {
 		if (room > args)
 			room = args;
@@ -157,12 +165,12 @@ const char *name_fit(const char *name, int width, const char *ell, char *buf, si
 		snprintf(buf, len, "%.*s%s%s", (int)(open + 1 + k), name, ell, name + close);
 		return buf;
 	}
-	if (head + 2 <= width) {   /* "f(ell)" fits: the rest after ")" is cut at its end by the caller */
+	if (head + ew + 1 <= width) {   /* "f(ell)" fits: the rest after ")" is cut at its end by the caller */
 		snprintf(buf, len, "%.*s%s%s", (int)(open + 1), name, ell, name + close);
 		return buf;
 	}
 	/* Even "f(ell)" is too long: the qualifiers go, from the front. */
-	int keep = width - 1 - 3;
+	int keep = width - 2 * ew - 2;
 	if (keep < 1)
 		return name;
 	size_t skip = bytes_of(name, open, head - 1 - keep);
