@@ -166,7 +166,10 @@ const char *node_row_label(app *a, uint32_t node, int width, char *buf, size_t l
 {
 	char sb[512], lb[1024];
 	const char *name = name_short(a->v.p, view_node_name(&a->v, node), sb, sizeof(sb));
-	return name_fit(label_of(a, node, name, lb, sizeof(lb)), width, a->utf8 ? "\xe2\x80\xa6" : "~", buf, len);
+	const char *r = name_fit(label_of(a, node, name, lb, sizeof(lb)), width, a->utf8 ? "\xe2\x80\xa6" : "~", buf, len);
+	if (r != buf)   /* sb and lb end with this call */
+		snprintf(buf, len, "%s", r);
+	return buf;
 }
 
 void line_set(app *a, int y, long row)
