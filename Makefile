@@ -130,7 +130,7 @@ demo: deps
 	@$(MAKE) --no-print-directory all $(DEMO_BIN)
 	./mprof-tui -- $(DEMO_BIN)
 
-# libFuzzer targets over every reader (test/fuzz/targets.txt), built with clang.
+# libFuzzer targets over every reader (test/fuzz/fuzz_*.c), built with clang.
 fuzz:
 	@sh test/fuzz/run.sh build $${FUZZ_SECONDS:-60}
 

@@ -2,9 +2,11 @@
  * frames are merged into a tree root first (children ordered by name, as
  * flamegraph.pl does), laid out bottom-up, and a small inline script gives
  * click-to-zoom, search (regex, matched share shown) and reset.
+ * Unresolved frames are labelled "module+0xoffset" (core/names.h).
  * Diff mode (p from diff_build): a frame's width is the sum of the absolute
  * deltas under it, its colour the net delta (red grew, blue shrank). */
 #include "core/flamegraph.h"
+#include "core/names.h"
 #include "core/savefile.h"
 
 #include <errno.h>
@@ -133,22 +135,38 @@ static void put_esc(FILE *out, const char *s)
 	}
 }
 
-/* The name cut to what fits in w pixels (7 per character), on a UTF-8
- * boundary; the script redoes this after a zoom. */
+/* Characters of s[0..n) as the script counts them (one per UTF-8 character). */
+static size_t chars(const char *s, size_t n)
+{
+	size_t c = 0;
+	for (size_t i = 0; i < n; i++)
+		c += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return c;
+}
+
+/* The name cut to what fits in w pixels (7 per character), a C++ argument
+ * list in its middle (core/names.h), else at the end on a UTF-8 boundary;
+ * the script's cut() redoes this after a zoom. */
 static void put_label(FILE *out, const char *name, double w)
 {
 	long fit = (long)((w - 6) / 7);
-	size_t len = strlen(name);
 	if (fit < 3)
 		return;
-	if ((size_t)fit >= len) {
+	char fb[1024];
+	name = name_fit(name, (int)fit, "..", fb, sizeof(fb));
+	size_t len = strlen(name);
+	if ((size_t)fit >= chars(name, len)) {
 		put_esc(out, name);
 		return;
 	}
 	char buf[512];
-	size_t n = (size_t)fit - 2 < sizeof(buf) - 3 ? (size_t)fit - 2 : sizeof(buf) - 3;
-	while (n && ((unsigned char)name[n] & 0xc0) == 0x80)
-		n--;
+	size_t n = 0, c = 0;
+	while (n < len && n < sizeof(buf) - 3 && c < (size_t)fit - 2) {
+		n++;
+		while (n < len && ((unsigned char)name[n] & 0xc0) == 0x80)
+			n++;
+		c++;
+	}
 	memcpy(buf, name, n);
 	memcpy(buf + n, "..", 3);
 	put_esc(out, buf);
@@ -184,7 +202,8 @@ static const char fg_script[] =
 	"  frames.forEach(function (g) { var r = g.querySelector('rect');\n"
 	"    g.ox = +r.getAttribute('x'); g.ow = +r.getAttribute('width');\n"
 	"    g.oy = +r.getAttribute('y'); g.name = g.querySelector('title').textContent;\n"
-	"    g.fname = g.getAttribute('data-name');\n"
+	"    g.fname = g.getAttribute('data-name'); g.args = g.getAttribute('data-args');\n"
+	"    if (g.args) g.args = g.args.split(' ').map(Number);\n"
 	"    g.onclick = function () { zoom(g); };\n"
 	"    g.onmouseover = function () { det.textContent = g.name; };\n"
 	"    g.onmouseout = function () { det.textContent = ' '; }; fit(g); });\n"
@@ -192,7 +211,13 @@ static const char fg_script[] =
 	"function fit(g) { var t = g.querySelector('text'), r = g.querySelector('rect');\n"
 	"  var w = +r.getAttribute('width'), n = Math.floor((w - 6) / 7);\n"
 	"  t.setAttribute('x', +r.getAttribute('x') + 3);\n"
-	"  t.textContent = n < 3 ? '' : g.fname.length <= n ? g.fname : g.fname.substring(0, n - 2) + '..'; }\n"
+	"  t.textContent = n < 3 ? '' : cut(g.fname, g.args, n); }\n"
+	"function cut(s, a, n) { if (s.length <= n) return s;\n"
+	"  if (a) { var o = a[0], c = a[1], room = n - (o + 1) - 2 - (s.length - c);\n"
+	"    if (room >= 0) return s.substring(0, o + 1 + Math.min(room, c - o - 1)) + '..' + s.substring(c);\n"
+	"    if (o + 4 <= n) s = s.substring(0, o + 1) + '..' + s.substring(c);\n"
+	"    else if (n - 6 >= 1) return '..' + s.substring(o - (n - 6), o) + '(..)'; }\n"
+	"  return s.length <= n ? s : s.substring(0, n - 2) + '..'; }\n"
 	"function zoom(z) { zoomed = z; var s = (W - 2 * PAD) / z.ow;\n"
 	"  frames.forEach(function (g) { var r = g.querySelector('rect');\n"
 	"    var inside = g.ox >= z.ox - 1e-6 && g.ox + g.ow <= z.ox + z.ow + 1e-6;\n"
@@ -297,7 +322,7 @@ int flamegraph_write(FILE *out, const prof *p, const prof_nodemap *m, enum agg_m
 	fprintf(out, "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"> </text>\n",
 		(int)(FG_WIDTH - FG_PAD), height - 10);
 	fprintf(out, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", (int)FG_PAD, height - 10);
-	char nb[32], fill[40];
+	char nb[32], sb[512], fill[40];
 	for (size_t i = 0; i < g.len; i++) {
 		const fgnode *n = &g.n[i];
 		double w = (double)n->width * scale;
@@ -306,8 +331,13 @@ int flamegraph_write(FILE *out, const prof *p, const prof_nodemap *m, enum agg_m
 		const char *name = fg_name(&g, (uint32_t)i, nb, sizeof(nb));
 		double y = FG_TOP + (double)(maxdepth - n->depth) * FG_ROW;
 		color(name, n->net, n->width, diff, fill, sizeof(fill));
+		/* Boxes and search show the short name; the title (details line) the whole one. */
+		const char *shown = name_short(p, name, sb, sizeof(sb));
 		fputs("<g class=\"f\" data-name=\"", out);
-		put_esc(out, name);
+		put_esc(out, shown);
+		size_t ao, ac;
+		if (!name_args(shown, &ao, &ac))   /* where the script may cut in the middle */
+			fprintf(out, "\" data-args=\"%zu %zu", chars(shown, ao), chars(shown, ac));
 		fputs("\"><title>", out);
 		put_esc(out, name);
 		if (diff)
@@ -319,7 +349,7 @@ int flamegraph_write(FILE *out, const prof *p, const prof_nodemap *m, enum agg_m
 		fprintf(out, "</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\"/>"
 			     "<text x=\"%.2f\" y=\"%.1f\">",
 			n->x, y, w, FG_ROW - 1, fill, n->x + 3, y + FG_ROW - 4);
-		put_label(out, name, w);
+		put_label(out, shown, w);
 		fputs("</text></g>\n", out);
 	}
 	fputs("</svg>\n", out);

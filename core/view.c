@@ -1,5 +1,6 @@
 /* view.c - the view state machine: every key as a state change. */
 #include "core/view.h"
+#include "core/names.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -105,6 +106,17 @@ const char *view_node_name(const view *v, uint32_t node)
 	return node < v->m->nnodes ? nodemap_name(v->m, node) : "";
 }
 
+/* Focus matches the name a row shows (skynet.so+0xb55d) as well as the whole one. */
+static int focus_match(const view *v, uint32_t node)
+{
+	char sb[512];
+	const char *name = nodemap_name(v->m, node);
+	if (filter_match(&v->focus, name))
+		return 1;
+	const char *shown = name_short(v->p, name, sb, sizeof(sb));
+	return shown != name && filter_match(&v->focus, shown);
+}
+
 /* ---- the table ---------------------------------------------------------- */
 
 static int row_cmp(const void *pa, const void *pb, void *ctx)
@@ -153,7 +165,7 @@ static int rows_rebuild(view *v)
 		return -1;
 	uint8_t mask = view_seen_mask(v);
 	for (uint32_t i = 0; i < v->a->nnodes; i++)
-		if ((v->a->flags[i] & mask) && filter_match(&v->focus, nodemap_name(v->m, i)))
+		if ((v->a->flags[i] & mask) && focus_match(v, i))
 			v->rows[v->nrows++] = i;
 	qsort_r(v->rows, v->nrows, sizeof(*v->rows), row_cmp, v);
 	return 0;
@@ -661,7 +673,7 @@ int view_next_match(view *v, int dir)
 	for (size_t i = 1; i <= n; i++) {
 		size_t r = (s->sel + n + (dir < 0 ? n - i : i)) % n;
 		uint32_t node = view_row_node(v, r);
-		if (node != UINT32_MAX && filter_match(&v->focus, view_node_name(v, node))) {
+		if (node != UINT32_MAX && focus_match(v, node)) {
 			s->sel = r;
 			clamp(v);
 			return 0;

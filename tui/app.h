@@ -128,6 +128,9 @@ const char *fmt_delta(char *buf, size_t len, int64_t v, int objects);
 /* A node's row label: its name and, at function granularity, where in
  * the source it allocates ("name  file.c:12"). Returns buf or the name. */
 const char *node_label(app *a, uint32_t node, char *buf, size_t len);
+/* The same as a row shows it in width columns: unresolved frames as
+ * "module+0xoffset", long C++ names cut inside their arguments. Returns buf. */
+const char *node_row_label(app *a, uint32_t node, int width, char *buf, size_t len);
 /* The row at screen line y, or -1; and marks line y as showing row. */
 void line_set(app *a, int y, long row);
 /* Keeps the selection in view for a list whose row r is drawn on list line

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "core/names.h"
 #include "tui/app.h"
 
 void chrome_init_attrs(app *a)
@@ -151,16 +152,31 @@ const char *fmt_pct(char *buf, size_t len, int64_t v, int64_t total)
 	return buf;
 }
 
-const char *node_label(app *a, uint32_t node, char *buf, size_t len)
+/* name with, at function granularity, where in the source it allocates. */
+static const char *label_of(app *a, uint32_t node, const char *name, char *buf, size_t len)
 {
 	view *v = &a->v;
-	const char *name = view_node_name(v, node);
 	if (strcmp(v->gran[v->cur_gran].name, "function"))
 		return name;
 	const char *loc = nodeinfo_loc(a, node, NULL, NULL);
 	if (!loc[0])
 		return name;
 	snprintf(buf, len, "%s  %s", name, loc);
+	return buf;
+}
+
+const char *node_label(app *a, uint32_t node, char *buf, size_t len)
+{
+	return label_of(a, node, view_node_name(&a->v, node), buf, len);
+}
+
+const char *node_row_label(app *a, uint32_t node, int width, char *buf, size_t len)
+{
+	char sb[512], lb[1024];
+	const char *name = name_short(a->v.p, view_node_name(&a->v, node), sb, sizeof(sb));
+	const char *r = name_fit(label_of(a, node, name, lb, sizeof(lb)), width, a->utf8 ? "\xe2\x80\xa6" : "~", buf, len);
+	if (r != buf)   /* sb and lb end with this call */
+		snprintf(buf, len, "%s", r);
 	return buf;
 }
 

@@ -39,13 +39,16 @@ static void peek_row(app *a, int yy, long r, int sel)
 	x += W_OBJ + 1;
 	if (part == 1) {
 		char flat[32];
+		fmt(flat, sizeof(flat), v->cg.flat[m], v->objects);
+		int w = a->wd - x - 2 - (int)strlen(flat) - 9;   /* "> " and "  (flat )" */
 		snprintf(name, sizeof(name), "%s %s  (flat %s)", a->utf8 ? "\xe2\x96\xb6" : ">",
-			 node_label(a, v->cg.node, lb, sizeof(lb)), fmt(flat, sizeof(flat), v->cg.flat[m], v->objects));
+			 node_row_label(a, v->cg.node, w, lb, sizeof(lb)), flat);
 	} else {
 		/* An inlined call: the callee's code is inside the caller's. */
 		int inl = e && (part == 0 ? nodeinfo_inline_edge(a, v->cg.node, e->node)
 				: nodeinfo_inline_edge(a, e->node, v->cg.node));
-		snprintf(name, sizeof(name), "    %s%s", e ? node_label(a, e->node, lb, sizeof(lb)) : "",
+		int w = a->wd - x - 4 - (inl ? 10 : 0);   /* the indent and "  (inline)" */
+		snprintf(name, sizeof(name), "    %s%s", e ? node_row_label(a, e->node, w, lb, sizeof(lb)) : "",
 			 inl ? "  (inline)" : "");
 	}
 	put_text(a, yy, x, a->wd - x, name, at, 1);

@@ -73,7 +73,7 @@ static void table_draw(app *a)
 		x += W_OBJ + 1;
 		if (diff && app_node_is_new(a, node))
 			x += put_text(a, yy, x, 4, "NEW ", at | A_BOLD, 1);
-		put_text(a, yy, x, a->wd - x, node_label(a, node, lb, sizeof(lb)), at, 1);
+		put_text(a, yy, x, a->wd - x, node_row_label(a, node, a->wd - x, lb, sizeof(lb)), at, 1);
 	}
 }
 

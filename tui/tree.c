@@ -49,7 +49,8 @@ static void tree_draw(app *a)
 		int ind = (int)t->depth;
 		if (ind > 40)
 			ind = 40;
-		snprintf(name, sizeof(name), "%*s%s %s", ind, "", mark, node_label(a, t->node, lb, sizeof(lb)));
+		snprintf(name, sizeof(name), "%*s%s %s", ind, "", mark,
+			 node_row_label(a, t->node, a->wd - x - ind - 2, lb, sizeof(lb)));
 		put_text(a, yy, x, a->wd - x, name, at, 1);
 	}
 }

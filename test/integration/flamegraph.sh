@@ -78,6 +78,28 @@ expect_match "diff flamegraph: grown leak site is red" "$(grep 'skynet.so(+0xb55
 	"\\(\\+2880, 2880 changed.*fill=\"rgb\\(255,55,55\\)\""
 expect_match "diff flamegraph: the timer that went away is blue" "$(grep 'skynet_timeout+0x30' $svg | head -1)" \
 	"\\(-32, 32 changed.*fill=\"rgb\\(55,55,255\\)\""
+# Unresolved frames are boxes named file+offset; the title keeps the whole name.
+run_status $M --flamegraph=$svg "$DATA/test_mem.pro"
+expect_match "flamegraph: an unresolved frame's box is skynet.so+0xb55d" \
+	"$(grep 'data-name="skynet.so+0xb55d"' $svg | head -1)" "<title>\./skynet/luaclib/skynet\.so\(\+0xb55d\) \[0x7feead9e855d\] "
+# A long C++ name in a box of 41 characters (a quarter of the width) is cut
+# inside its argument list, by the writer and by the script's cut() alike.
+printf 'main;ns::Pool<int>::grow(std::vector<int, std::allocator<int> > const&, unsigned long) 25\nmain;other 75\n' > "$TMP/cxx.folded"
+run_status $M --flamegraph=$svg "$TMP/cxx.folded"
+label=$(python3 - "$svg" <<'PY'
+import sys, xml.dom.minidom as m
+for g in m.parse(sys.argv[1]).getElementsByTagName('g'):
+    if g.getAttribute('data-name').startswith('ns::Pool'):
+        t = g.getElementsByTagName('text')[0].firstChild
+        print(g.getAttribute('data-args'), t.data if t else '')
+PY
+)
+expect_eq "flamegraph: a long C++ name is cut inside its arguments" "$label" "19 80 ns::Pool<int>::grow(std::vector<int, s..)"
+if command -v node > /dev/null; then
+	sed -n '/<!\[CDATA\[/,/\]\]>/p' $svg | sed '1d;$d' > "$TMP/fg.js"
+	echo 'console.log(cut("ns::Pool<int>::grow(std::vector<int, std::allocator<int> > const&, unsigned long)", [19, 80], 41))' >> "$TMP/fg.js"
+	expect_eq "flamegraph: the script cuts it the same way" "$(node "$TMP/fg.js" 2>&1)" "ns::Pool<int>::grow(std::vector<int, s..)"
+fi
 run_status $M --flamegraph="$TMP/no/dir/x.svg" "$DATA/test_mem.pro"
 expect_eq "flamegraph: unwritable path is exit 1" "$STATUS" 1
 expect_match "flamegraph: and names it" "$ERR" "^mprof-tui: $TMP/no/dir/x\\.svg\\.tmp: No such file"

@@ -347,6 +347,10 @@ static void test_key_slash_filter(void **state)
 	assert_int_equal(view_nrows(v), 0);
 	assert_int_equal(view_filter_set(v, "skynet_send"), 0);
 	assert_int_equal(view_nrows(v), 2);   /* skynet_send, skynet_sendname */
+	/* The name a row shows matches too: skynet.so+0xb55d and +0xb519. */
+	assert_int_equal(view_filter_set(v, "^skynet\\.so\\+0xb5"), 0);
+	assert_int_equal(view_nrows(v), 2);
+	assert_non_null(strstr(view_node_name(v, view_row_node(v, 0)), "skynet.so(+0xb5"));
 	/* c clears. */
 	assert_int_equal(view_filters_clear(v), 0);
 	assert_int_equal(view_nrows(v), 24);
