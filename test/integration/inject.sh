@@ -159,6 +159,25 @@ for lib in jemalloc tcmalloc_minimal; do
 	expect_eq "busy $lib: 5 injections and detaches, each names lib$lib, every target exits normally${bad:+ ($bad)}" "$good" 5
 done
 
+# injected_run NAME BIN READY: runs BIN GO END (a program that prints its
+# pid, waits for GO before its work and prints a line matching READY after
+# it, then waits for END), injects it before the work, snapshots it after
+# into $TMP/NAME.pro, detaches and lets it end; its exit status in
+# $TMP/NAME.st.
+injected_run() {
+	( timeout 60 "$2" "$TMP/$1.go" "$TMP/$1.end" > "$TMP/$1.out" 2>&1; echo $? > "$TMP/$1.st" ) &
+	n=0; while [ ! -s "$TMP/$1.out" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	PID=$(head -1 "$TMP/$1.out")
+	run_status "$MPROF" --inject "$PID"
+	expect_eq "inject $1: loaded" "$STATUS" 0
+	touch "$TMP/$1.go"
+	n=0; while ! grep -q "$3" "$TMP/$1.out" && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+	"$MPROF" --snapshot "$PID" -o "$TMP/$1.pro"
+	"$MPROF" --detach "$PID" > /dev/null
+	touch "$TMP/$1.end"
+	n=0; while [ ! -s "$TMP/$1.st" ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+}
+
 # jemalloc's *allocx and tcmalloc's tc_* called directly, after an
 # injection: exact in the snapshot; detached, the program frees its blocks
 # and exits normally.
@@ -168,26 +187,17 @@ for v in JE:jemalloc TC:tcmalloc_minimal; do
 		not_ok "inject $lib API: build"
 		continue
 	fi
-	( timeout 60 "$TMP/ext_$d" "$TMP/go$d" "$TMP/end$d" > "$TMP/ext_$d.out" 2>&1; echo $? > "$TMP/ext_$d.st" ) &
-	n=0; while [ ! -s "$TMP/ext_$d.out" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
-	PID=$(head -1 "$TMP/ext_$d.out")
-	run_status "$MPROF" --inject "$PID"
-	expect_eq "inject $lib API: loaded" "$STATUS" 0
-	touch "$TMP/go$d"
-	n=0; while ! grep -q '^done$' "$TMP/ext_$d.out" && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
-	"$MPROF" --snapshot "$PID" -o "$TMP/ext_$d.pro"
-	"$MPROF" --detach "$PID" > /dev/null
-	touch "$TMP/end$d"
-	n=0; while [ ! -s "$TMP/ext_$d.st" ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+	injected_run "api_$lib" "$TMP/ext_$d" '^done$'
+	f=$TMP/api_$lib.pro
 	if [ $d = JE ]; then
-		got="$(sumf "$TMP/ext_$d.pro" leak_mallocx flat) $(sumf "$TMP/ext_$d.pro" leak_rallocx flat) $(sumf "$TMP/ext_$d.pro" leak_xallocx flat)"
+		got="$(sumf "$f" leak_mallocx flat) $(sumf "$f" leak_rallocx flat) $(sumf "$f" leak_xallocx flat)"
 		want="400 4 300 1 100 1"
 	else
-		got=$(sumf "$TMP/ext_$d.pro" leak_tc flat)
+		got=$(sumf "$f" leak_tc flat)
 		want="820 8"
 	fi
-	expect_eq "inject $lib API: the leaks, exact" "$got $(sumf "$TMP/ext_$d.pro" no_leak flat)" "$want 0 0"
-	expect_eq "inject $lib API: exit status after detach" "$(cat "$TMP/ext_$d.st")" 0
+	expect_eq "inject $lib API: the leaks, exact" "$got $(sumf "$f" no_leak flat)" "$want 0 0"
+	expect_eq "inject $lib API: exit status after detach" "$(cat "$TMP/api_$lib.st")" 0
 done
 
 # C++ after an injection, under libstdc++, jemalloc and tcmalloc (the
@@ -197,17 +207,7 @@ for lib in stdc++ jemalloc tcmalloc_minimal; do
 		not_ok "inject c++ $lib: build"
 		continue
 	fi
-	( timeout 60 "$TMP/cxx_$lib" "$TMP/cgo$lib" "$TMP/cend$lib" > "$TMP/cxx_$lib.out" 2>&1; echo $? > "$TMP/cxx_$lib.st" ) &
-	n=0; while [ ! -s "$TMP/cxx_$lib.out" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
-	PID=$(head -1 "$TMP/cxx_$lib.out")
-	run_status "$MPROF" --inject "$PID"
-	expect_eq "inject c++ $lib: loaded" "$STATUS" 0
-	touch "$TMP/cgo$lib"
-	n=0; while ! grep -q '^hook_cxx:' "$TMP/cxx_$lib.out" && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
-	"$MPROF" --snapshot "$PID" -o "$TMP/cxx_$lib.pro"
-	"$MPROF" --detach "$PID" > /dev/null
-	touch "$TMP/cend$lib"
-	n=0; while [ ! -s "$TMP/cxx_$lib.st" ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+	injected_run "cxx_$lib" "$TMP/cxx_$lib" '^hook_cxx:'
 	f=$TMP/cxx_$lib.pro
 	expect_eq "inject c++ $lib: new, new[], new/delete, vector, exception, bad_alloc; exit status" \
 		"$(sumf "$f" _Z8leak_newv flat) $(sumf "$f" _Z14leak_new_arrayv cum) $(sumf "$f" _Z10new_deletev cum) $(sumf "$f" _Z11grow_vectorv cum) $(sumf "$f" _Z8catch_itv cum) $(sumf "$f" _Z19bad_alloc_then_leakv flat) $(cat "$TMP/cxx_$lib.st")" \
@@ -218,19 +218,9 @@ done
 # python3 does): the hook forwards to libc's malloc, not to the PLT stub
 # that leads back to the hook.
 if cc -O1 -g -fno-omit-frame-pointer -no-pie -fno-pie -o "$TMP/fnptr" "$TOP/test/progs/hook_fnptr.c"; then
-	( timeout 60 "$TMP/fnptr" "$TMP/fgo" "$TMP/fend" > "$TMP/fnptr.out" 2>&1; echo $? > "$TMP/fnptr.st" ) &
-	n=0; while [ ! -s "$TMP/fnptr.out" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
-	PID=$(head -1 "$TMP/fnptr.out")
-	run_status "$MPROF" --inject "$PID"
-	touch "$TMP/fgo"
-	n=0; while ! grep -q '^done$' "$TMP/fnptr.out" && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
-	"$MPROF" --snapshot "$PID" -o "$TMP/fnptr.pro" 2> /dev/null
-	"$MPROF" --detach "$PID" > /dev/null 2>&1
-	touch "$TMP/fend"
-	n=0; while [ ! -s "$TMP/fnptr.st" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
-	expect_eq "inject non-PIE, malloc by address: injected, leak exact, exits 0" \
-		"$STATUS $(sumf "$TMP/fnptr.pro" leak_ptr flat) $(sumf "$TMP/fnptr.pro" no_leak flat) $(cat "$TMP/fnptr.st" 2> /dev/null)" "0 300 6 0 0 0"
-	kill "$PID" 2> /dev/null
+	injected_run fnptr "$TMP/fnptr" '^done$'
+	expect_eq "inject non-PIE, malloc by address: leak exact, exits 0" \
+		"$(sumf "$TMP/fnptr.pro" leak_ptr flat) $(sumf "$TMP/fnptr.pro" no_leak flat) $(cat "$TMP/fnptr.st" 2> /dev/null)" "300 6 0 0 0"
 else
 	not_ok "inject non-PIE: build"
 fi
