@@ -15,6 +15,7 @@
 #include "attach/launch.h"
 #include "attach/procfs.h"
 #include "attach/segment.h"
+#include "core/path.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -372,7 +373,7 @@ static int session_open(session *s, int pid, char *libc, size_t libc_len, prof_e
 	}
 	free(v);
 	if (allocator_identify(pid, s->alloc, sizeof(s->alloc), err))
-		return -1;
+		return proc_gone(pid) ? inj_exited(pid, err) : -1;   /* it exited while being read */
 	if (inj_ranges_build(s, libc, libc_len)) {
 		prof_errorf(err, "process %d: cannot read the symbols of %s", pid, libc);
 		return -1;
@@ -480,7 +481,7 @@ int inject_load(int pid, const char *lib, char *alloc, size_t alloc_cap, prof_er
 		}
 		uint64_t fn = 0;
 		for (size_t i = 0; i < s.nmaps && !fn; i++)
-			if (strstr(inj_base_name(s.maps[i].path), "libmprof"))
+			if (strstr(path_base(s.maps[i].path), "libmprof"))
 				fn = remote_sym(&s, s.maps[i].path, "mprof_attach");
 		if (!fn) {
 			prof_errorf(err, "process %d: no mprof_attach in its libmprof.so", pid);
@@ -552,7 +553,7 @@ int inject_detach(int pid, prof_error *err)
 	}
 	uint64_t fn = 0;
 	for (size_t i = 0; i < s.nmaps && !fn; i++)
-		if (strstr(inj_base_name(s.maps[i].path), "libmprof"))
+		if (strstr(path_base(s.maps[i].path), "libmprof"))
 			fn = remote_sym(&s, s.maps[i].path, "mprof_detach");
 	int rc = -1;
 	uint64_t ret = 0;

@@ -71,7 +71,6 @@ int inj_not_permitted(int pid, prof_error *err);
 int inj_proc_status(int pid, long *uid, long *tracer);
 
 /* safepoint.c */
-const char *inj_base_name(const char *path);
 /* A module's function symbols (.dynsym and .symtab), sorted, and the
  * difference between its load address and its file addresses' origin.
  * Caller frees *out. */

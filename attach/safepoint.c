@@ -6,6 +6,7 @@
 #if defined(__x86_64__)
 #include "attach/inject_int.h"
 #include "attach/procfs.h"
+#include "core/path.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -23,21 +24,15 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *inj_base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
 static int is_libc(const char *path)
 {
-	const char *b = inj_base_name(path);
+	const char *b = path_base(path);
 	return !strncmp(b, "libc.so", 7) || !strncmp(b, "libc-", 5) || !strncmp(b, "libc.musl", 9);
 }
 
 static int is_loader(const char *path)
 {
-	const char *b = inj_base_name(path);
+	const char *b = path_base(path);
 	return !strncmp(b, "ld-linux", 8) || !strncmp(b, "ld-musl", 7) || !strncmp(b, "ld.so", 5) ||
 	       !strncmp(b, "ld-2.", 5);
 }
@@ -243,7 +238,7 @@ int inj_ranges_build(session *s, char *libc, size_t libc_len)
 		vmap *m = &s->maps[i];
 		if (!m->exec || m->path[0] != '/')
 			continue;
-		const char *b = inj_base_name(m->path);
+		const char *b = path_base(m->path);
 		if (is_loader(m->path))
 			bad_add(s, m->lo, m->hi, R_LOCK);
 		else if (!strncmp(b, "libjemalloc", 11) || !strncmp(b, "libtcmalloc", 11) ||

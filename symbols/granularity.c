@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/path.h"
 #include "core/strix.h"
 #include "symbols/sym_int.h"
 
@@ -23,12 +24,6 @@ int sym_gran_parse(const char *name)
 const char *sym_gran_name(enum sym_gran g)
 {
 	return (unsigned)g < 4 ? gran_names[g] : "?";
-}
-
-static const char *base_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-	return b ? b + 1 : path;
 }
 
 /* A frame with no symbol: its raw name, with the address when a v1 name
@@ -137,7 +132,7 @@ int sym_nodemap(prof_nodemap *m, const prof *p, sym *s, enum sym_gran g)
 			if (si->source == SYM_SRC_DWARF || si->source == SYM_SRC_ELF) {
 				if (l->file)
 					snprintf(buf, sizeof(buf), "0x%" PRIx64 " %s %s:%d", si->addr,
-						 l->func ? l->func : "??", base_name(l->file), l->line);
+						 l->func ? l->func : "??", path_base(l->file), l->line);
 				else
 					snprintf(buf, sizeof(buf), "0x%" PRIx64 " %s", si->addr, l->func ? l->func : "??");
 				rc = push(m, buf, 0);
@@ -155,9 +150,9 @@ int sym_nodemap(prof_nodemap *m, const prof *p, sym *s, enum sym_gran g)
 				int amb = fn_ambiguous(&ix, l->func) && si->module;
 				int n = snprintf(buf, sizeof(buf), "%s", l->func);
 				if (amb)
-					n += snprintf(buf + n, sizeof(buf) - (size_t)n, " (%s)", base_name(si->module));
+					n += snprintf(buf + n, sizeof(buf) - (size_t)n, " (%s)", path_base(si->module));
 				if (g == SYM_GRAN_LINE && l->file && (size_t)n < sizeof(buf))
-					snprintf(buf + n, sizeof(buf) - (size_t)n, " %s:%d", base_name(l->file), l->line);
+					snprintf(buf + n, sizeof(buf) - (size_t)n, " %s:%d", path_base(l->file), l->line);
 				rc = push(m, buf, fl);
 			}
 		}

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/path.h"
 #include "symbols/sym.h"
 #include "symbols/sym_int.h"
 
@@ -72,12 +73,6 @@ int sym_elf_offset_vaddr(Elf *elf, uint64_t off, uint64_t *vaddr)
 
 /* ---- finding a module's file here -------------------------------------- */
 
-static const char *base_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-	return b ? b + 1 : path;
-}
-
 static int is_file(const char *path)
 {
 	struct stat st;
@@ -129,7 +124,7 @@ static int find_in_dirs(smod *m, const char *const *dirs, const char *rel, int *
 			if (!try_candidate(m, buf, bad_id))
 				return 0;
 		}
-		snprintf(buf, sizeof(buf), "%s/%s", dirs[i], base_name(m->path));
+		snprintf(buf, sizeof(buf), "%s/%s", dirs[i], path_base(m->path));
 		if (!try_candidate(m, buf, bad_id))
 			return 0;
 	}

@@ -8,6 +8,7 @@
 
 #include "core/diff.h"
 #include "core/diff_new.h"
+#include "core/path.h"
 #include "symbols/sym.h"
 #include "tui/app.h"
 
@@ -32,12 +33,6 @@ static file_diff *FD(const app *a)
 	return a->mode_data;
 }
 
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
-}
-
 int filediff_init(app *a, const prof *base, const char *base_path, const sym_opts *so)
 {
 	file_diff *fd = calloc(1, sizeof(*fd));
@@ -53,7 +48,7 @@ int filediff_init(app *a, const prof *base, const char *base_path, const sym_opt
 	a->mode_data = fd;
 	if (!a->v.status[0])
 		snprintf(a->v.status, sizeof(a->v.status), "two files: d shows the diff NEW - BASE (BASE %.200s)",
-			 base_name(base_path));
+			 path_base(base_path));
 	return 0;
 }
 
@@ -100,7 +95,7 @@ static int filediff_toggle(app *a)
 			snprintf(v->status, sizeof(v->status),
 				 "diff NEW %s BASE: total %s; largest growth first; d closes", minus, g);
 		} else {
-			snprintf(v->status, sizeof(v->status), "diff closed: NEW (%.200s) again", base_name(fd->new_path));
+			snprintf(v->status, sizeof(v->status), "diff closed: NEW (%.200s) again", path_base(fd->new_path));
 		}
 	}
 	/* The largest growth (or the top row) under the cursor. */

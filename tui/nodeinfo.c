@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/inline_edges.h"
+#include "core/path.h"
 #include "symbols/nodeloc.h"
 #include "tui/app.h"
 
@@ -49,12 +50,6 @@ static node_info *fresh(app *a)
 	return ni;
 }
 
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
-}
-
 const char *nodeinfo_loc(app *a, uint32_t node, uint32_t *frame, uint32_t *level)
 {
 	node_info *ni = fresh(a);
@@ -77,7 +72,7 @@ const char *nodeinfo_loc(app *a, uint32_t node, uint32_t *frame, uint32_t *level
 		*frame = ni->loc[node].frame;
 	if (level)
 		*level = ni->loc[node].level;
-	snprintf(ni->buf, sizeof(ni->buf), "%s:%d", base_name(l->file), l->line);
+	snprintf(ni->buf, sizeof(ni->buf), "%s:%d", path_base(l->file), l->line);
 	return ni->buf;
 }
 

@@ -12,6 +12,7 @@
  * block is always freed by the allocator that made it, before and after
  * detach.  Memory is mmap'd; a spinlock orders patchers and the detacher. */
 #include "attach/hook/hook.h"
+#include "core/path.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -64,12 +65,6 @@ static void *target_of(const char *name)
 	return NULL;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
 /* The hook, libc, the loader, the allocator providing malloc: never patched. */
 static int skip_module(struct dl_phdr_info *info)
 {
@@ -80,7 +75,7 @@ static int skip_module(struct dl_phdr_info *info)
 		return 1;
 	if (info->dlpi_addr && info->dlpi_addr == getauxval(AT_SYSINFO_EHDR))
 		return 1;
-	const char *b = base_name(info->dlpi_name ? info->dlpi_name : "");
+	const char *b = path_base(info->dlpi_name ? info->dlpi_name : "");
 	return !strncmp(b, "libc.so", 7) || !strncmp(b, "libc-", 5) || !strncmp(b, "ld-linux", 8) ||
 	       !strncmp(b, "ld-musl", 7) || strstr(b, "libmprof");
 }
