@@ -17,7 +17,9 @@ ifeq ($(SANITIZE),1)
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
 endif
-# A sanitized build (SANITIZE=1) lives apart so the two never mix.
+# A sanitized build (SANITIZE=1) lives apart so the two never mix; the hook
+# is never sanitized and has one build (HOOK_B).
+HOOK_B  := build/pic
 ifeq ($(SANITIZE),1)
 B       := build/san
 TUI_BIN := build/san/mprof-tui
@@ -52,7 +54,7 @@ CORE_OBJ     := $(CORE_SRC:%.c=$(B)/%.o)
 SYM_OBJ      := $(SYM_SRC:%.c=$(B)/%.o)
 TUI_OBJ      := $(TUI_SRC:%.c=$(B)/%.o)
 CONSUMER_OBJ := $(CONSUMER_SRC:%.c=$(B)/%.o)
-HOOK_OBJ     := $(HOOK_SRC:%.c=$(B)/pic/%.o)
+HOOK_OBJ     := $(HOOK_SRC:%.c=$(HOOK_B)/%.o)
 
 all: $(TUI_BIN) $(if $(HOOK_SRC),libmprof.so $(if $(filter 1,$(SANITIZE)),$(B)/libmprof.so))
 
@@ -66,8 +68,8 @@ $(B)/%.o: %.c
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c -o $@ $<
 
 # The hook is built position-independent and without sanitizers: it runs in
-# other people's processes.
-$(B)/pic/%.o: %.c
+# other people's processes.  One build of it, whatever SANITIZE says.
+$(HOOK_B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -fsanitize=%,$(CFLAGS)) $(PKG_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
@@ -148,4 +150,4 @@ clean:
 
 .PHONY: all deps check tests tools bench demo fuzz install clean hook-objs
 .SECONDARY:
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(shell find $(B) $(HOOK_B) -name '*.d' 2>/dev/null | sort -u)

@@ -12,6 +12,6 @@ HOOK_SRC += attach/hook/hook.c attach/hook/hook_ext.c attach/hook/unwind.c attac
 HOOK_LIBS += -lunwind -lm
 
 # Frame pointers in the hook itself, so MPROF_UNWIND=fp can walk out of it.
-$(B)/pic/attach/hook/%.o: CFLAGS += -fno-omit-frame-pointer
+$(HOOK_B)/attach/hook/%.o: CFLAGS += -fno-omit-frame-pointer
 # A throwing operator new unwinds through its wrapper's cleanup.
-$(B)/pic/attach/hook/hook_ext.o: CFLAGS += -fexceptions
+$(HOOK_B)/attach/hook/hook_ext.o: CFLAGS += -fexceptions
