@@ -3,7 +3,8 @@
  * the user started writes that name, every other one (forked, or exec'd by
  * a process that records too) adds ".PROGRAM.PID" before the extension,
  * the parts %e and %p did not already give.  SIGUSR2 dumps end in ".N".
- * Allocation-free: dumps are written from signal handlers too. */
+ * Allocation-free: dumps are written from signal handlers too.  Also what
+ * exec'd children inherit: MPROF_FOLLOW=0 keeps the hook out of them. */
 #include "attach/hook/hook.h"
 
 #include <fcntl.h>
@@ -70,4 +71,25 @@ void dumpname_path(char *dst, size_t cap, const char *pattern, int other, unsign
 	if (seq)
 		snprintf(suffix, sizeof(suffix), ".%u", seq);
 	snprintf(dst, cap, "%.*s%s%s%s", (int)stem, base, tag, base + stem, suffix);
+}
+
+/* MPROF_FOLLOW=0: blank libmprof out of LD_PRELOAD so exec'd children run
+ * without it (the loader splits the list on spaces and colons). */
+void dumpname_unfollow(void)
+{
+	extern char **environ;
+	for (char **e = environ; e && *e; e++) {
+		if (strncmp(*e, "LD_PRELOAD=", 11))
+			continue;
+		char *s = *e + 11;
+		while (*s) {
+			size_t n = strcspn(s, " :");
+			char *hit = memmem(s, n, "libmprof", 8);
+			if (hit)
+				memset(s, ' ', n);
+			s += n;
+			if (*s)
+				s++;
+		}
+	}
 }

@@ -60,39 +60,6 @@ static int use_cache = 1;          /* MPROF_CACHE: the per-thread stack cache */
 static void thread_exit(void *arg);
 static void busy_done(void);
 
-/* ---- bootstrap arena: allocations made while dlsym resolves us ---------- */
-
-static char arena[1 << 16] __attribute__((aligned(64)));
-static size_t arena_used;
-
-static void *arena_alloc(size_t n, size_t align)
-{
-	if (align < 16)
-		align = 16;
-	for (;;) {
-		size_t old = __atomic_load_n(&arena_used, __ATOMIC_RELAXED);
-		size_t start = (old + 16 + align - 1) & ~(align - 1);
-		if (start + n > sizeof(arena) || start + n < start)
-			return NULL;
-		if (__atomic_compare_exchange_n(&arena_used, &old, start + n, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-			memcpy(arena + start - sizeof(size_t), &n, sizeof(size_t));
-			return arena + start;
-		}
-	}
-}
-
-static inline int in_arena(const void *p)
-{
-	return (const char *)p >= arena && (const char *)p < arena + sizeof(arena);
-}
-
-static size_t arena_size(const void *p)
-{
-	size_t n;
-	memcpy(&n, (const char *)p - sizeof(size_t), sizeof(n));
-	return n;
-}
-
 /* ---- start-up ------------------------------------------------------------ */
 
 static void seg_path(char *buf, size_t cap, int pid)
@@ -104,27 +71,6 @@ static seg_header *seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, u
 			      uint64_t lcap)
 {
 	return hook_seg_create(stacks, frames, ring, mods, lanes, lcap, (uint32_t)max_depth, page_size, &seg_size);
-}
-
-/* MPROF_FOLLOW=0: blank libmprof out of LD_PRELOAD so exec'd children run
- * without it (the loader splits the list on spaces and colons). */
-static void strip_preload(void)
-{
-	extern char **environ;
-	for (char **e = environ; e && *e; e++) {
-		if (strncmp(*e, "LD_PRELOAD=", 11))
-			continue;
-		char *s = *e + 11;
-		while (*s) {
-			size_t n = strcspn(s, " :");
-			char *hit = memmem(s, n, "libmprof", 8);
-			if (hit)
-				memset(s, ' ', n);
-			s += n;
-			if (*s)
-				s++;
-		}
-	}
 }
 
 static void dump_path(char *dst, size_t cap, unsigned seq)
@@ -176,8 +122,7 @@ static void fork_child(void)
 	}
 	forked_child = 1;
 	dump_seq = 0;
-	seg_header *h = seg_create(old->stack_cap, old->frame_cap, old->ring_cap, old->module_cap,
-				   old->counter_lanes, old->lane_cap);
+	seg_header *h = hook_seg_clone(old, (uint32_t)max_depth, page_size, &seg_size);
 	if (!h) {
 		hook_seg = NULL;
 		__atomic_store_n(&hook_state, 3, __ATOMIC_RELEASE);
@@ -185,26 +130,7 @@ static void fork_child(void)
 		th.busy--;
 		return;
 	}
-	uint64_t ns = old->stack_count < old->stack_cap ? old->stack_count : old->stack_cap;
-	uint64_t nf = old->frame_used < old->frame_cap ? old->frame_used : old->frame_cap;
-	memcpy(seg_region(h, SEG_R_STACKS), seg_region(old, SEG_R_STACKS), ns * sizeof(seg_stack));
-	/* The parent's lanes fold into the child's shared lane. */
-	seg_counter *dst = seg_region(h, SEG_R_COUNTERS);
-	for (uint64_t s = 0; s < ns; s++)
-		seg_counter_sum(old, seg_region(old, SEG_R_COUNTERS), s, &dst[s]);
-	memcpy(seg_region(h, SEG_R_FRAMES), seg_region(old, SEG_R_FRAMES), nf * sizeof(uint64_t));
-	memcpy(seg_region(h, SEG_R_MODULES), seg_region(old, SEG_R_MODULES), old->module_count * sizeof(seg_module));
-	h->stack_count = ns;
-	h->frame_used = nf;
-	h->module_count = old->module_count;
-	h->unknown_frees = old->unknown_frees;
-	h->dropped_stacks = old->dropped_stacks;
-	h->dropped_live = old->dropped_live;
-	h->truncated_stacks = old->truncated_stacks;
-	h->unwind = old->unwind;
-	stacks_rehash(h);
-	h->state = SEG_STATE_RUNNING;
-	lane0 = dst;
+	lane0 = seg_region(h, SEG_R_COUNTERS);
 	lanes_used = 0;
 	th.lane = NULL;
 	th.lane_no = 0;
@@ -267,36 +193,18 @@ void *hook_fn_real(hook_fn *e)
 	return r;
 }
 
-/* An aligned allocator found elsewhere than malloc's provider would hand
- * out blocks that provider cannot free: posix_memalign is used instead. */
-static void *same_provider(void *fn)
-{
-	Dl_info a, b;
-	if (!fn || !dladdr((void *)real_malloc, &a) || !dladdr(fn, &b) || a.dli_fbase != b.dli_fbase)
-		return NULL;
-	return fn;
-}
-
-/* Every entry point's real function; got_any when some need GOT slots. */
+/* Every entry point's real function. */
 static void resolve_all(void)
 {
-	for (hook_fn *e = hook_c_fns; e->name; e++)
-		hook_fn_resolve(e);
-	for (hook_fn *e = hook_ext_fns; e->name; e++)
-		hook_fn_resolve(e);
+	got_any = hook_fn_resolve_all();
 	*(void **)&real_malloc = hook_c_fns[HF_MALLOC].real;
 	*(void **)&real_free = hook_c_fns[HF_FREE].real;
 	*(void **)&real_calloc = hook_c_fns[HF_CALLOC].real;
 	*(void **)&real_realloc = hook_c_fns[HF_REALLOC].real;
 	*(void **)&real_posix_memalign = hook_c_fns[HF_POSIX_MEMALIGN].real;
-	*(void **)&real_aligned_alloc = same_provider(hook_c_fns[HF_ALIGNED_ALLOC].real);
-	*(void **)&real_memalign = same_provider(hook_c_fns[HF_MEMALIGN].real);
+	*(void **)&real_aligned_alloc = hook_fn_same_provider(hook_c_fns[HF_ALIGNED_ALLOC].real, hook_c_fns[HF_MALLOC].real);
+	*(void **)&real_memalign = hook_fn_same_provider(hook_c_fns[HF_MEMALIGN].real, hook_c_fns[HF_MALLOC].real);
 	*(void **)&real_usable = hook_c_fns[HF_USABLE].real;
-	got_any = 0;
-	for (hook_fn *e = hook_c_fns; e->name; e++)
-		got_any |= e->got && e->real;
-	for (hook_fn *e = hook_ext_fns; e->name; e++)
-		got_any |= e->got && e->real;
 }
 
 static void hook_init(void)
@@ -337,7 +245,7 @@ static void hook_init(void)
 	descendant = dumpname_init();
 	const char *follow = getenv("MPROF_FOLLOW");
 	if (follow && !strcmp(follow, "0"))
-		strip_preload();
+		dumpname_unfollow();
 
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t lanes = 1 + (uint64_t)(cpus > 1 ? 2 * cpus : 2);
@@ -635,10 +543,6 @@ int hook_defer_free(void *p)
 	return th.busy && __atomic_load_n(&hook_state, __ATOMIC_RELAXED) == 2 && defer_push(p);
 }
 
-int hook_in_arena(const void *p)
-{
-	return in_arena(p);
-}
 
 /* busy-- for the paths outside the hot path. */
 static void busy_done(void)
@@ -660,7 +564,7 @@ EXPORT void *malloc(size_t n)
 	if (NEED_REAL(real_malloc)) {
 		hook_init();
 		if (NEED_REAL(real_malloc))
-			return arena_alloc(n, 16);
+			return hook_arena_alloc(n, 16);
 	}
 	if (!hook_enter())
 		return real_malloc(n);
@@ -673,7 +577,7 @@ EXPORT void *malloc(size_t n)
 
 EXPORT void free(void *p)
 {
-	if (!p || unlikely(in_arena(p)))
+	if (!p || unlikely(hook_in_arena(p)))
 		return;
 	if (NEED_REAL(real_free))
 		return;
@@ -697,7 +601,7 @@ EXPORT void *calloc(size_t n, size_t m)
 			size_t t;
 			if (__builtin_mul_overflow(n, m, &t))
 				return NULL;
-			return arena_alloc(t, 16);   /* static memory is zero */
+			return hook_arena_alloc(t, 16);   /* static memory is zero */
 		}
 	}
 	if (!hook_enter())
@@ -714,16 +618,16 @@ static inline __attribute__((always_inline)) void *realloc_impl(void *p, size_t 
 	if (NEED_REAL(real_realloc)) {
 		hook_init();
 		if (NEED_REAL(real_realloc)) {
-			void *q = arena_alloc(n, 16);
+			void *q = hook_arena_alloc(n, 16);
 			if (q && p)
-				memcpy(q, p, arena_size(p) < n ? arena_size(p) : n);
+				memcpy(q, p, hook_arena_size(p) < n ? hook_arena_size(p) : n);
 			return q;
 		}
 	}
-	if (p && unlikely(in_arena(p))) {
+	if (p && unlikely(hook_in_arena(p))) {
 		void *q = malloc(n);
 		if (q)
-			memcpy(q, p, arena_size(p) < n ? arena_size(p) : n);
+			memcpy(q, p, hook_arena_size(p) < n ? hook_arena_size(p) : n);
 		return q;
 	}
 	if (!hook_enter())
@@ -756,7 +660,7 @@ static inline __attribute__((always_inline)) int memalign_impl(void **out, size_
 	if (NEED_REAL(real_posix_memalign)) {
 		hook_init();
 		if (NEED_REAL(real_posix_memalign)) {
-			*out = arena_alloc(n, al);
+			*out = hook_arena_alloc(n, al);
 			return *out ? 0 : ENOMEM;
 		}
 	}
@@ -847,8 +751,8 @@ EXPORT size_t malloc_usable_size(void *p)
 {
 	if (!p)
 		return 0;
-	if (unlikely(in_arena(p)))
-		return arena_size(p);
+	if (unlikely(hook_in_arena(p)))
+		return hook_arena_size(p);
 	if (NEED_REAL(real_usable)) {
 		hook_init();
 		if (NEED_REAL(real_usable))

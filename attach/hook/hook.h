@@ -6,8 +6,10 @@
  * streams events, modules.c and elfsym.c name the code, dump.c writes .pro
  * files through core's writers, record.c and record_hook.c write
  * recordings, sample.c samples, got.c reaches callers through their GOT
- * slots.  The contracts with mprof-tui are attach/segment.h and
- * core/recfmt.h.  Nothing here allocates through the watched allocator:
+ * slots, resolve.c finds each entry's real function, arena.c serves the
+ * calls made before it is known, segment_create.c makes the segment (and a
+ * forked child's copy), dumpname.c names dumps.  The contracts with
+ * mprof-tui are attach/segment.h and core/recfmt.h.  Nothing here allocates through the watched allocator:
  * all memory is mmap'd (test/integration/hook_link.sh checks the objects). */
 #ifndef MPROF_HOOK_H
 #define MPROF_HOOK_H
@@ -119,10 +121,24 @@ int modules_self_range(const void *addr, uint64_t *lo, uint64_t *hi);
  * given capacities; *seg_size gets its size.  NULL after saying why. */
 seg_header *hook_seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, uint64_t mods, uint64_t lanes,
 			    uint64_t lcap, uint32_t max_depth, size_t page_size, uint64_t *seg_size);
+/* A forked child's own segment holding what the parent recorded (the
+ * parent's lanes folded into the shared one), running; NULL after saying why. */
+seg_header *hook_seg_clone(seg_header *old, uint32_t max_depth, size_t page_size, uint64_t *seg_size);
 /* "mprof: a b c" on stderr, one write. */
 void hook_say(const char *a, const char *b, const char *c);
 /* The environment's number name in [lo, hi], else def (said when out of range). */
 uint64_t hook_env_num(const char *name, uint64_t def, uint64_t lo, uint64_t hi);
+
+/* arena.c: blocks handed out before the next allocator is known. */
+#define HOOK_ARENA_SIZE (1 << 16)
+extern char hook_arena[HOOK_ARENA_SIZE];
+void *hook_arena_alloc(size_t n, size_t align);
+/* The size a block of the arena was asked with. */
+size_t hook_arena_size(const void *p);
+static inline int hook_in_arena(const void *p)
+{
+	return (const char *)p >= hook_arena && (const char *)p < hook_arena + HOOK_ARENA_SIZE;
+}
 
 /* dumpname.c: the program's name for dump names; returns 1 when the
  * parent process records too (this one was exec'd by it). */
@@ -130,6 +146,8 @@ int dumpname_init(void);
 /* The dump's path from MPROF_OUT's pattern; other: a process the user did
  * not start (forked, or exec'd by a recording process); seq: SIGUSR2's. */
 void dumpname_path(char *dst, size_t cap, const char *pattern, int other, unsigned seq);
+/* Blanks libmprof out of LD_PRELOAD (MPROF_FOLLOW=0). */
+void dumpname_unfollow(void);
 
 /* dump.c: writes a profile of h to path in the format (0 native, 1 v1);
  * 0 or -1.  Allocation-free: works from a signal handler. */
@@ -185,6 +203,12 @@ extern hook_fn hook_ext_fns[];
 extern hook_fn hook_c_fns[];
 /* Resolves e->real (and e->got) as described above. */
 void hook_fn_resolve(hook_fn *e);
+/* Resolves both tables; 1 when some entry is reached through GOT slots only. */
+int hook_fn_resolve_all(void);
+/* fn when it is defined by the module that defines malloc_fn, else NULL: an
+ * aligned allocator found elsewhere would hand out blocks malloc's provider
+ * cannot free (posix_memalign is used instead). */
+void *hook_fn_same_provider(void *fn, void *malloc_fn);
 /* e->real, resolving it on first use; NULL when nothing defines the name. */
 void *hook_fn_real(hook_fn *e);
 
@@ -211,8 +235,6 @@ void hook_resize_end(hook_resize_t *r, void *q, size_t n, int failed, uint64_t f
 /* A free that arrives while the thread is inside the hook (a signal
  * handler): 1 when parked (freed later by real_free), 0 to free now. */
 int hook_defer_free(void *p);
-/* 1 when p is in the bootstrap arena (never handed to an allocator). */
-int hook_in_arena(const void *p);
 
 /* got.c: the program's calls reach the hook through its GOT slots where
  * interposition does not (the hook was dlopened into a running program, or

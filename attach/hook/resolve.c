@@ -99,3 +99,25 @@ void hook_fn_resolve(hook_fn *e)
 	e->got = got;
 	__atomic_store_n(&e->real, r, __ATOMIC_RELEASE);
 }
+
+int hook_fn_resolve_all(void)
+{
+	int got = 0;
+	for (hook_fn *e = hook_c_fns; e->name; e++) {
+		hook_fn_resolve(e);
+		got |= e->got && e->real;
+	}
+	for (hook_fn *e = hook_ext_fns; e->name; e++) {
+		hook_fn_resolve(e);
+		got |= e->got && e->real;
+	}
+	return got;
+}
+
+void *hook_fn_same_provider(void *fn, void *malloc_fn)
+{
+	Dl_info a, b;
+	if (!fn || !malloc_fn || !dladdr(malloc_fn, &a) || !dladdr(fn, &b) || a.dli_fbase != b.dli_fbase)
+		return NULL;
+	return fn;
+}

@@ -134,3 +134,31 @@ seg_header *hook_seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, uin
 	memcpy(h->magic, SEG_MAGIC, 8);
 	return h;
 }
+
+seg_header *hook_seg_clone(seg_header *old, uint32_t max_depth, size_t page_size, uint64_t *seg_size)
+{
+	seg_header *h = hook_seg_create(old->stack_cap, old->frame_cap, old->ring_cap, old->module_cap,
+					old->counter_lanes, old->lane_cap, max_depth, page_size, seg_size);
+	if (!h)
+		return NULL;
+	uint64_t ns = old->stack_count < old->stack_cap ? old->stack_count : old->stack_cap;
+	uint64_t nf = old->frame_used < old->frame_cap ? old->frame_used : old->frame_cap;
+	memcpy(seg_region(h, SEG_R_STACKS), seg_region(old, SEG_R_STACKS), ns * sizeof(seg_stack));
+	/* The parent's lanes fold into the child's shared lane. */
+	seg_counter *dst = seg_region(h, SEG_R_COUNTERS);
+	for (uint64_t s = 0; s < ns; s++)
+		seg_counter_sum(old, seg_region(old, SEG_R_COUNTERS), s, &dst[s]);
+	memcpy(seg_region(h, SEG_R_FRAMES), seg_region(old, SEG_R_FRAMES), nf * sizeof(uint64_t));
+	memcpy(seg_region(h, SEG_R_MODULES), seg_region(old, SEG_R_MODULES), old->module_count * sizeof(seg_module));
+	h->stack_count = ns;
+	h->frame_used = nf;
+	h->module_count = old->module_count;
+	h->unknown_frees = old->unknown_frees;
+	h->dropped_stacks = old->dropped_stacks;
+	h->dropped_live = old->dropped_live;
+	h->truncated_stacks = old->truncated_stacks;
+	h->unwind = old->unwind;
+	stacks_rehash(h);
+	h->state = SEG_STATE_RUNNING;
+	return h;
+}
