@@ -137,17 +137,25 @@ void line_set(app *a, int y, long row);
  * line_of(r), in height lines; returns the first list line to draw. */
 long scroll_lines(app *a, long sel_line, long nlines, long height);
 
-/* newmarks.c: the NEW marks of a diff between two moments (d, a
- * snap_delta result, and its is_new per stack; gen changes with d): 1 when
- * node is on no stack that existed at the earlier moment. Cached per map;
- * newmarks_free drops the cache. */
+/* newmarks.c: the diff a mode shows and its NEW marks.  Between two
+ * moments (live, recording): d, a snap_delta result, and its is_new per
+ * stack, both owned.  Two files: newp, NEW's profile, borrowed. */
 typedef struct new_marks {
-	uint8_t *node_new;       /* owned: per node of map */
+	prof *d;                 /* owned: the diff shown, or NULL */
+	uint8_t *is_new;         /* owned: per stack of d */
+	const prof *newp;        /* borrowed (two files) */
+	unsigned gen;            /* bumped when d or the map under the view changes */
+	uint8_t *node_new;       /* owned: per node of map, built at gen built */
 	const prof_nodemap *map;
 	uint32_t n;
-	unsigned gen;
+	unsigned built;
 } new_marks;
-int newmarks_node(new_marks *nm, const app *a, const prof *d, const uint8_t *is_new, unsigned gen, uint32_t node);
+/* Shows d with is_new (owned from now on; either may be NULL), freeing the
+ * previous ones. */
+void newmarks_set(new_marks *nm, prof *d, uint8_t *is_new);
+/* 1 when node (of the map on screen) is on no stack of the earlier moment. */
+int newmarks_node(new_marks *nm, const app *a, uint32_t node);
+/* Frees the diff and the marks. */
 void newmarks_free(new_marks *nm);
 
 /* app.c: the mode's answers: a diff is on screen (values are signed), and

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "core/diff.h"
-#include "core/diff_new.h"
 #include "core/path.h"
 #include "symbols/sym.h"
 #include "tui/app.h"
@@ -22,10 +21,7 @@ typedef struct file_diff {
 	const char *new_path, *base_path;
 	char title[1200];
 	int on;
-	uint8_t *node_new;       /* owned: per node of node_new_map */
-	const prof_nodemap *node_new_map;
-	uint32_t node_new_n;
-	unsigned gen, node_new_gen;  /* toggles, to notice a changed map */
+	new_marks marks;         /* NEW marks (over newp) */
 } file_diff;
 
 static file_diff *FD(const app *a)
@@ -39,6 +35,7 @@ int filediff_init(app *a, const prof *base, const char *base_path, const sym_opt
 	if (!fd)
 		return -1;
 	fd->newp = a->v.p;
+	fd->marks.newp = fd->newp;
 	fd->base = base;
 	fd->sy_new = a->sy;
 	fd->so = so;
@@ -81,7 +78,7 @@ static int filediff_toggle(app *a)
 		}
 	}
 	fd->on = !fd->on;
-	fd->gen++;
+	fd->marks.gen++;
 	a->sy = fd->on ? fd->sy_d : fd->sy_new;
 	const char *minus = a->utf8 ? "\xe2\x88\x92" : "-";
 	if (fd->on)
@@ -105,29 +102,13 @@ static int filediff_toggle(app *a)
 
 static int filediff_node_is_new(app *a, uint32_t node)
 {
-	file_diff *fd = FD(a);
-	if (!filediff_on(a))
-		return 0;
-	const prof_nodemap *m = a->v.m;
-	if (fd->node_new_map != m || fd->node_new_n != m->nnodes || fd->node_new_gen != fd->gen) {
-		uint8_t *nn = realloc(fd->node_new, m->nnodes ? m->nnodes : 1);
-		if (!nn)
-			return 0;
-		fd->node_new = nn;
-		fd->node_new_map = NULL;
-		if (diff_new_nodes(fd->newp, a->v.a, m, nn))
-			return 0;
-		fd->node_new_map = m;
-		fd->node_new_n = m->nnodes;
-		fd->node_new_gen = fd->gen;
-	}
-	return node < fd->node_new_n && fd->node_new[node];
+	return filediff_on(a) && newmarks_node(&FD(a)->marks, a, node);
 }
 
 static void filediff_free(app *a)
 {
 	file_diff *fd = FD(a);
-	free(fd->node_new);
+	newmarks_free(&fd->marks);
 	sym_close(fd->sy_d);
 	prof_free(fd->d);
 	free(fd);

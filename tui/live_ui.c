@@ -40,10 +40,7 @@ typedef struct live_ui {
 	int nsnaps;
 	/* The diff on screen: from/to are snapshot indices, to -1 is now. */
 	int diff, from, to;
-	prof *d;
-	uint8_t *is_new;         /* per stack of d */
-	new_marks marks;
-	unsigned gen;            /* reloads, to notice a changed map */
+	new_marks marks;         /* the diff (marks.d) and its NEW marks */
 	char title[700];
 	char note[600];          /* the status line's right end */
 	char out[512];           /* -- CMD: where its output goes */
@@ -169,7 +166,7 @@ static int live_refresh(app *a)
 	view_reload(&a->v, lv->f.p, ch & FOLLOW_FRAMES);
 	if (!a->v.status[0])
 		snprintf(a->v.status, sizeof(a->v.status), "%s", keep);
-	lv->gen++;
+	lv->marks.gen++;
 	return 1;
 }
 
@@ -196,7 +193,7 @@ static int live_tick(app *a)
 				view_reload(&a->v, lv->f.p, 1);
 			else
 				rebuild_diff(a, 1);
-			lv->gen++;
+			lv->marks.gen++;
 			char st[64];
 			exit_text(lv, st, sizeof(st));
 			snprintf(a->v.status, sizeof(a->v.status),
@@ -234,12 +231,8 @@ static int rebuild_diff(app *a, int frames_changed)
 		return -1;
 	}
 	/* The old diff goes only after the view let go of it. */
-	int rc = view_reload(&a->v, d, frames_changed || !lv->d);
-	prof_free(lv->d);
-	free(lv->is_new);
-	lv->d = d;
-	lv->is_new = is_new;
-	lv->gen++;
+	int rc = view_reload(&a->v, d, frames_changed || !lv->marks.d);
+	newmarks_set(&lv->marks, d, is_new);
 	return rc;
 }
 
@@ -277,24 +270,20 @@ static void diff_close(app *a)
 	live_ui *lv = LV(a);
 	lv->diff = 0;
 	view_reload(&a->v, lv->f.p, 1);
-	prof_free(lv->d);
-	free(lv->is_new);
-	lv->d = NULL;
-	lv->is_new = NULL;
-	lv->gen++;
+	newmarks_set(&lv->marks, NULL, NULL);
 	snprintf(a->v.status, sizeof(a->v.status), "diff closed: the live profile again");
 	title_update(a);
 }
 
 static int live_in_diff(const app *a)
 {
-	return LV(a)->diff && LV(a)->d;
+	return LV(a)->diff && LV(a)->marks.d;
 }
 
 static int live_node_is_new(app *a, uint32_t node)
 {
 	live_ui *lv = LV(a);
-	return live_in_diff(a) && newmarks_node(&lv->marks, a, lv->d, lv->is_new, lv->gen, node);
+	return live_in_diff(a) && newmarks_node(&lv->marks, a, node);
 }
 
 /* ---- keys ---------------------------------------------------------------------- */
@@ -631,8 +620,6 @@ static void live_free(app *a)
 	}
 	for (int i = 0; i < lv->nsnaps; i++)
 		snap_free(&lv->snaps[i]);
-	prof_free(lv->d);
-	free(lv->is_new);
 	newmarks_free(&lv->marks);
 	sym_close(lv->sy);
 	follow_close(&lv->f);

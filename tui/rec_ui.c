@@ -31,10 +31,7 @@ typedef struct rec_ui {
 	size_t cur, mark;        /* buckets (0 .. r->ntl - 1) */
 	int marked;
 	enum rec_mode mode;
-	prof *d;                 /* the diff, leaks or temporaries on screen; owned */
-	uint8_t *is_new;         /* the diff's: per stack, none at the earlier moment; owned */
-	new_marks marks;
-	unsigned gen;            /* profiles shown, to notice a changed diff */
+	new_marks marks;         /* the diff, leaks or temporaries on screen (marks.d) */
 	rec_life *life;          /* computed on the first T; owned */
 	char title[800];
 } rec_ui;
@@ -122,11 +119,7 @@ static void rec_show(app *a, int frames_changed)
 		rec_seek(r, ev);
 	}
 	view_reload(&a->v, d ? d : r->p, frames_changed);
-	prof_free(u->d);
-	free(u->is_new);
-	u->d = d;
-	u->is_new = is_new;
-	u->gen++;
+	newmarks_set(&u->marks, d, is_new);
 	title_update(a);
 }
 
@@ -236,7 +229,7 @@ static int rec_in_diff(const app *a)
 static int rec_node_is_new(app *a, uint32_t node)
 {
 	rec_ui *u = RU(a);
-	return rec_in_diff(a) && newmarks_node(&u->marks, a, u->d, u->is_new, u->gen, node);
+	return rec_in_diff(a) && newmarks_node(&u->marks, a, node);
 }
 
 static int rec_strip_height(const app *a)
@@ -350,8 +343,6 @@ static void rec_strip_draw(app *a)
 static void rec_free(app *a)
 {
 	rec_ui *u = RU(a);
-	prof_free(u->d);
-	free(u->is_new);
 	newmarks_free(&u->marks);
 	free(u->life);
 	sym_close(u->sy);
