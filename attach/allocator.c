@@ -6,10 +6,10 @@
  * defines malloc in its dynamic symbols provides it; free must come from the
  * same module, else the process mixes allocators and is refused. */
 #include "attach/allocator.h"
+#include "symbols/elffile.h"
 
 #include <elf.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,41 +30,24 @@ static void mem_str(int fd, uint64_t addr, char *buf, size_t cap)
 	buf[strnlen(buf, cap - 1)] = 0;
 }
 
+static int defines_sym(void *arg, const elf_symbol *s)
+{
+	int *r = arg;
+	if ((s->type != STT_FUNC && s->type != STT_GNU_IFUNC) || (s->bind != STB_GLOBAL && s->bind != STB_WEAK))
+		return 0;
+	if (!strcmp(s->name, "malloc"))
+		*r |= 1;
+	else if (!strcmp(s->name, "free"))
+		*r |= 2;
+	return 0;
+}
+
 /* Bit 0: path defines malloc; bit 1: free (global or weak functions of its
  * dynamic symbol table).  -1 when it cannot be read. */
 static int defines(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -1;
-	elf_version(EV_CURRENT);
-	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-	int r = e ? 0 : -1;
-	Elf_Scn *scn = NULL;
-	while (e && (scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		size_t n = d ? sh.sh_size / sh.sh_entsize : 0;
-		for (size_t i = 0; i < n; i++) {
-			GElf_Sym s;
-			if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF)
-				continue;
-			int t = GELF_ST_TYPE(s.st_info), b = GELF_ST_BIND(s.st_info);
-			if ((t != STT_FUNC && t != STT_GNU_IFUNC) || (b != STB_GLOBAL && b != STB_WEAK))
-				continue;
-			const char *nm = elf_strptr(e, sh.sh_link, s.st_name);
-			if (nm && !strcmp(nm, "malloc"))
-				r |= 1;
-			else if (nm && !strcmp(nm, "free"))
-				r |= 2;
-		}
-	}
-	if (e)
-		elf_end(e);
-	close(fd);
-	return r;
+	int r = 0;
+	return elffile_syms(path, ELFFILE_DYNSYM, NULL, defines_sym, &r) ? -1 : r;
 }
 
 /* The executable's r_debug: auxv's AT_PHDR gives its program headers,

@@ -7,12 +7,12 @@
 #include "attach/inject_int.h"
 #include "attach/procfs.h"
 #include "core/path.h"
+#include "symbols/elffile.h"
 
 #include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -86,72 +86,45 @@ static int fsym_cmp(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
+typedef struct fsym_list {
+	fsym *v;
+	size_t n, cap;
+} fsym_list;
+
+static int fsym_add(void *arg, const elf_symbol *s)
+{
+	fsym_list *l = arg;
+	if ((s->type != STT_FUNC && s->type != STT_GNU_IFUNC) || !s->value)
+		return 0;
+	if (vec_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
+		return 1;   /* out of memory: the symbols so far */
+	fsym *f = &l->v[l->n++];
+	f->lo = s->value;
+	f->hi = s->value + (s->size ? s->size : 1);
+	snprintf(f->name, sizeof(f->name), "%s", s->name);
+	f->alloc = is_alloc_name(f->name);
+	return 0;
+}
+
 /* A module's function symbols (.dynsym and .symtab), sorted, and the
  * difference between its load address and its file addresses' origin
  * (the first PT_LOAD's vaddr - offset).  Caller frees *out. */
 int inj_elf_syms(const char *path, fsym **out, size_t *nout, uint64_t *vaddr0, int *is_static)
 {
-	*out = NULL;
-	*nout = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -1;
-	elf_version(EV_CURRENT);
-	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e) {
-		close(fd);
+	fsym_list l = { 0 };
+	elffile_layout lay;
+	if (elffile_syms(path, ELFFILE_DYNSYM | ELFFILE_SYMTAB, &lay, fsym_add, &l) < 0) {
+		*out = NULL;
+		*nout = 0;
 		return -1;
 	}
-	size_t nph = 0;
-	int interp = 0, dynamic = 0, have0 = 0;
-	*vaddr0 = 0;
-	if (!elf_getphdrnum(e, &nph)) {
-		for (size_t i = 0; i < nph; i++) {
-			GElf_Phdr ph;
-			if (!gelf_getphdr(e, (int)i, &ph))
-				continue;
-			interp |= ph.p_type == PT_INTERP;
-			dynamic |= ph.p_type == PT_DYNAMIC;
-			if (ph.p_type == PT_LOAD && !have0) {
-				have0 = 1;
-				*vaddr0 = ph.p_vaddr - ph.p_offset;
-			}
-		}
-	}
+	*vaddr0 = lay.vaddr0;
 	if (is_static)
-		*is_static = !interp && !dynamic;
-	size_t cap = 0;
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) || !sh.sh_entsize)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		size_t n = d ? sh.sh_size / sh.sh_entsize : 0;
-		for (size_t i = 0; i < n; i++) {
-			GElf_Sym sym;
-			if (!gelf_getsym(d, (int)i, &sym))
-				continue;
-			int t = GELF_ST_TYPE(sym.st_info);
-			if ((t != STT_FUNC && t != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
-				continue;
-			const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (!name)
-				continue;
-			if (vec_grow((void **)out, &cap, *nout + 1, sizeof(**out)))
-				goto done;
-			fsym *f = &(*out)[(*nout)++];
-			f->lo = sym.st_value;
-			f->hi = sym.st_value + (sym.st_size ? sym.st_size : 1);
-			snprintf(f->name, sizeof(f->name), "%s", name);
-			f->alloc = is_alloc_name(f->name);
-		}
-	}
-done:
-	elf_end(e);
-	close(fd);
-	if (*nout)
-		qsort(*out, *nout, sizeof(fsym), fsym_cmp);
+		*is_static = lay.is_static;
+	if (l.n)
+		qsort(l.v, l.n, sizeof(fsym), fsym_cmp);
+	*out = l.v;
+	*nout = l.n;
 	return 0;
 }
 

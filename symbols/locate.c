@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/path.h"
+#include "symbols/elffile.h"
 #include "symbols/sym.h"
 #include "symbols/sym_int.h"
 
@@ -27,29 +28,29 @@ static void elf_build_id_hex(Elf *elf, char *buf, size_t len)
 		snprintf(buf + 2 * i, 3, "%02x", ((const unsigned char *)id)[i]);
 }
 
+typedef struct sym_want {
+	const char *name;
+	size_t nlen;
+	uint64_t value;
+} sym_want;
+
+static int sym_match(void *arg, const elf_symbol *s)
+{
+	sym_want *w = arg;
+	if (strncmp(s->name, w->name, w->nlen) || s->name[w->nlen])
+		return 0;
+	w->value = s->value;
+	return 1;
+}
+
 /* The value of a defined symbol called name in .symtab or .dynsym. */
 int sym_elf_symbol_value(Elf *elf, const char *name, size_t nlen, uint64_t *value)
 {
-	Elf_Scn *scn = NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-		    !sh.sh_entsize)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		size_t n = d ? sh.sh_size / sh.sh_entsize : 0;
-		for (size_t i = 0; i < n; i++) {
-			GElf_Sym sy;
-			if (!gelf_getsym(d, (int)i, &sy) || sy.st_shndx == SHN_UNDEF)
-				continue;
-			const char *sn = elf_strptr(elf, sh.sh_link, sy.st_name);
-			if (sn && !strncmp(sn, name, nlen) && !sn[nlen]) {
-				*value = sy.st_value;
-				return 0;
-			}
-		}
-	}
-	return -1;
+	sym_want w = { name, nlen, 0 };
+	if (elffile_walk(elf, ELFFILE_SYMTAB | ELFFILE_DYNSYM, sym_match, &w) != 1)
+		return -1;
+	*value = w.value;
+	return 0;
 }
 
 /* The page-aligned vaddr where file offset off is loaded. */
