@@ -1,4 +1,11 @@
-/* segment.h - the live segment /dev/shm/mprof-<pid>: the layout shared by
+/* attach/ is everything about a running process seen from mprof-tui: the
+ * segment reader (segment_read.c), the live follower (follow.c),
+ * snapshots, the listing of hooked processes, launching a command under
+ * the hook (launch.c), injection by ptrace (inject.c, safepoint.c,
+ * allocator.c) and recording from outside (record_attach.c).  This header
+ * and core/recfmt.h are its contracts with attach/hook/ (libmprof.so).
+ *
+ * segment.h - the live segment /dev/shm/mprof-<pid>: the layout shared by
  * the producer (libmprof.so, inside the profiled process) and consumers
  * (segment_read.c, the live TUI).  Native byte order and alignment: the
  * consumer runs on the same machine.  Documented in man/libmprof.3.

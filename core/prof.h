@@ -1,6 +1,16 @@
 /* prof.h - the profile model: frames, leaf-first stacks, (stack, size)
  * samples with 64-bit counters, modules and metadata.  Every reader fills
- * one of these; every view and writer reads one.  No I/O here. */
+ * one of these; every view and writer reads one.  No I/O here.
+ *
+ * core/ is the profile and everything computed from it, with no terminal
+ * and no process: readers and writers of every format (load.c picks one:
+ * pro_v1, pro_native, pprof, folded, heap_legacy, jemalloc), aggregation
+ * over a node map (agg.c: flat/cum; callgraph.c, tree.c, inline_edges.c),
+ * the view state a key changes (view*.c, filter.c), diffs (diff*.c,
+ * snapdiff.c), recordings (recfmt.h, recording*.c, timeline.c), exports
+ * and reports (export*.c, flamegraph.c, report.c), names (names.c).  Data
+ * flows one way: reader -> prof -> node map (symbols/) -> agg -> view ->
+ * tui/.  Nothing here includes ncurses, elfutils or ptrace. */
 #ifndef MPROF_PROF_H
 #define MPROF_PROF_H
 

@@ -2,7 +2,13 @@
  * whole inline chain, addr2line-style, over the modules a profile names.
  * The only door to elfutils: nothing outside symbols/ includes its headers.
  * Lookups are lazy and cached per address, so opening costs only the
- * module table. */
+ * module table.
+ *
+ * symbols/: sym.c (the resolver and its cache), locate.c (finding a
+ * module's file and debug info, build-id checks), index.c (DWARF function
+ * and inline index), granularity.c (node maps: address, line, function,
+ * module), nodeloc.c and source.c (a node's source lines), elffile.c (ELF
+ * symbol tables for attach/). */
 #ifndef MPROF_SYM_H
 #define MPROF_SYM_H
 

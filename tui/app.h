@@ -1,7 +1,14 @@
 /* app.h - what the screens share: the application state, the reactions a
  * key handler returns (applied in one place, app.c), the two ops tables (a
  * screen's: what is drawn; a mode's: where profiles come from) and the
- * drawing helpers of chrome.c. */
+ * drawing helpers of chrome.c.
+ *
+ * tui/ is presentation only, over core/'s views: main.c (the command line,
+ * one function per mode), app.c (the event loop and reactions), screens
+ * (table.c, tree.c, peek.c callers/callees, source.c, help.c), modes
+ * (file_ui.c, filediff.c, live_ui.c, rec_ui.c + rec_main.c), what they
+ * share (chrome.c, newmarks.c, nodeinfo.c), and the questions a user is
+ * asked (write_ui.c, export_ui.c, inject_ui.c).  It owns no profile logic. */
 #ifndef MPROF_TUI_APP_H
 #define MPROF_TUI_APP_H
 
