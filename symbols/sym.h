@@ -120,5 +120,8 @@ const char *sym_gran_name(enum sym_gran g);
  * AGG_NODE_INLINE. SYM_GRAN_ADDRESS names frames by resolved function and
  * location ("func file:line [0xaddr]"); s NULL gives raw names. 0 or -1. */
 int sym_nodemap(prof_nodemap *m, const prof *p, sym *s, enum sym_gran g);
+/* The map at g and p aggregated over it: what every mode and report opens
+ * with.  0, or -1 (out of memory) with neither left allocated. */
+int sym_nodemap_agg(prof_nodemap *m, agg *a, const prof *p, sym *s, enum sym_gran g);
 
 #endif

@@ -392,15 +392,8 @@ static int opened_build(opened *f, const cli *c, const char *path, int g)
 	/* Raw address rows need no symbols: skynet-mprof's own report. */
 	int raw = f->so.no_symbols && g == SYM_GRAN_ADDRESS;
 	f->sy = raw ? NULL : sym_open(f->p, &f->so);
-	if ((!f->sy && !raw) || sym_nodemap(&f->m, f->p, f->sy, (enum sym_gran)g)) {
+	if ((!f->sy && !raw) || sym_nodemap_agg(&f->m, &f->a, f->p, f->sy, (enum sym_gran)g)) {
 		fprintf(stderr, "mprof-tui: %s: out of memory\n", path);
-		sym_close(f->sy);
-		f->sy = NULL;
-		return 1;
-	}
-	if (agg_compute(&f->a, f->p, &f->m)) {
-		fprintf(stderr, "mprof-tui: %s: out of memory\n", path);
-		nodemap_free(&f->m);
 		sym_close(f->sy);
 		f->sy = NULL;
 		return 1;

@@ -138,7 +138,7 @@ int rec_main(const rec_opts *o)
 		prof_nodemap m;
 		agg a;
 		if ((!sy && !(so.no_symbols && o->gran == SYM_GRAN_ADDRESS)) ||
-		    sym_nodemap(&m, p, sy, (enum sym_gran)o->gran) || agg_compute(&a, p, &m)) {
+		    sym_nodemap_agg(&m, &a, p, sy, (enum sym_gran)o->gran)) {
 			fprintf(stderr, "mprof-tui: %s: out of memory\n", o->dir);
 			rc = 1;
 		} else {
