@@ -149,6 +149,19 @@ void dumpname_path(char *dst, size_t cap, const char *pattern, int other, unsign
 /* Blanks libmprof out of LD_PRELOAD (MPROF_FOLLOW=0). */
 void dumpname_unfollow(void);
 
+/* dumps.c: when dumps are written (exit, SIGUSR2, a fatal SIGTERM/SIGINT).
+ * dumps_init reads MPROF_OUT, MPROF_FORMAT, MPROF_FORKS, MPROF_FOLLOW;
+ * dumps_arm installs the handlers once the segment exists (late: injected,
+ * SIGUSR2 only); dumps_forked: this is a forked child now. */
+void dumps_init(void);
+void dumps_arm(int late);
+void dumps_forked(void);
+/* hook.c: the calling thread enters the hook, publishing its staged events
+ * unless it was inside already (returns 1 then); leave runs the frees
+ * parked meanwhile unless in a signal handler. */
+int hook_self_enter(void);
+void hook_self_leave(int run_deferred);
+
 /* dump.c: writes a profile of h to path in the format (0 native, 1 v1);
  * 0 or -1.  Allocation-free: works from a signal handler. */
 int dump_write(seg_header *h, const char *path, int v1);
