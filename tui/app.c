@@ -462,6 +462,8 @@ int app_run(app *a)
 		if (r & REACT_QUIT)
 			break;
 		apply_prompts(a, r);
+		if (a->quit)
+			break;
 		dirty = 1;
 	}
 	restore_terminal();

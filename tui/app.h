@@ -60,6 +60,7 @@ typedef struct app {
 	struct source_pane *src; /* the source screen's text (source.c) */
 	struct node_info *ni;    /* per node locations and inline edges (nodeinfo.c) */
 	app_ask ask;             /* the question of the last REACT_PROMPT */
+	int quit;                /* set by an answer: leave after the prompt */
 } app;
 
 /* A mode: where the profiles on screen come from and what it adds around
