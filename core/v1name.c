@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/load.h"
+#include "core/textscan.h"
 
 /* ---- parsing --------------------------------------------------------------- */
 
@@ -14,17 +15,6 @@ static int is_symch(char c)
 	       c == '.' || c == '$' || c == '@';
 }
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The hex digits at s: how many; *v gets their value, *fits 0 when that
  * needs more than 64 bits (leading zeros are fine). */
 static size_t hex_read(const char *s, uint64_t *v, int *fits)
@@ -32,10 +22,10 @@ static size_t hex_read(const char *s, uint64_t *v, int *fits)
 	size_t n = 0;
 	uint64_t x = 0;
 	*fits = 1;
-	for (; hex_digit(s[n]) >= 0; n++) {
+	for (; hexval(s[n]) >= 0; n++) {
 		if (x >> 60)
 			*fits = 0;
-		x = x << 4 | (uint64_t)hex_digit(s[n]);
+		x = x << 4 | (uint64_t)hexval(s[n]);
 	}
 	*v = x;
 	return n;
@@ -132,7 +122,7 @@ static int inner_loose(const char *lp, const char *close, v1name *out)
 {
 	out->sym_len = (size_t)(close - out->sym);
 	const char *h = close;
-	while (h > lp + 1 && hex_digit(h[-1]) >= 0)
+	while (h > lp + 1 && hexval(h[-1]) >= 0)
 		h--;
 	int fits;
 	uint64_t off;
