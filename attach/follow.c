@@ -195,7 +195,7 @@ static int name_frame(follow *f, size_t i)
 		f->es_tried[m] = 1;
 	}
 	const seg_module *mods = (const seg_module *)(base_of(f) + f->hc.off[SEG_R_MODULES]);
-	char buf[SEG_MOD_PATH + ELFSYM_NAME_MAX + 64], path[SEG_MOD_PATH];
+	char buf[ELFSYM_NAME_BUF], path[SEG_MOD_PATH];
 	snprintf(path, sizeof(path), "%s", prof_strat(p, p->modules.v[m].path));
 	const prof_module *pm = &p->modules.v[m];
 	int n = elfsym_name(f->es[m], buf, sizeof(buf), path, fr->addr, mods[m].bias, pm->base, pm->offset);

@@ -180,7 +180,7 @@ static int add_modules(prof *p, const seg_header *h, const seg_header *live, con
 static int name_frames(prof *p, const seg_header *h, const char *base)
 {
 	const seg_module *mods = (const seg_module *)(base + h->off[SEG_R_MODULES]);
-	char buf[SEG_MOD_PATH + ELFSYM_NAME_MAX + 64];
+	char buf[ELFSYM_NAME_BUF];
 	for (uint32_t m = 0; m < p->modules.len; m++) {
 		struct elfsym *es = NULL;
 		int opened = 0;

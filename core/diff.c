@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/strix.h"
+#include "core/v1name.h"
 
 static size_t hash_bytes(const void *d, size_t n, size_t h)
 {
@@ -47,11 +48,11 @@ const char *diff_frame_key(const prof *p, uint32_t f, char *buf, size_t len)
 	}
 	if (fr->name != PROF_NONE) {
 		const char *n = p->strs.v + fr->name;
-		const char *paren = strchr(n, '(');
-		const char *br = strstr(n, ") [0x");
-		if (paren && br && br > paren) {   /* backtrace_symbols: file(...) [addr] */
-			const char *b = base_name(n, paren);
-			snprintf(buf, len, "%.*s", (int)(br + 1 - b), b);
+		v1name vn;
+		/* backtrace_symbols: file(...) [addr], the address maybe cut. */
+		if (!v1name_parse(n, V1NAME_LOOSE, &vn) && n[vn.head_len]) {
+			const char *b = base_name(n, n + vn.path_len);
+			snprintf(buf, len, "%.*s", (int)(n + vn.head_len - b), b);
 			return buf;
 		}
 		return n;

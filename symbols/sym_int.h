@@ -47,19 +47,6 @@ struct sym {
 	struct sym_ixmap *ix;    /* index.c: per-CU ranges, sorted symbols */
 };
 
-/* A v1 name taken apart; pointers into the name. */
-typedef struct sym_v1_name {
-	const char *path;
-	size_t path_len;
-	const char *sym;
-	size_t sym_len;
-	uint64_t off;
-	int has_off, sym_cut;
-} sym_v1_name;
-
-/* 0 when name has a module path ("path(...)"), -1 otherwise. */
-int sym_parse_v1_name(const char *name, sym_v1_name *out);
-
 /* Arena memory, freed at sym_close. */
 void *sym_arena_alloc(sym *s, size_t n);
 char *sym_arena_strndup(sym *s, const char *str, size_t n);

@@ -147,7 +147,7 @@ static int build(seg_header *h, prof *p, dump_mem *dm)
  * one module's symbol table open at a time. */
 static void name_frames(seg_header *h, prof *p, size_t strcap)
 {
-	char buf[SEG_MOD_PATH + ELFSYM_NAME_MAX + 64];
+	char buf[ELFSYM_NAME_BUF];
 	for (uint32_t m = 0; m < p->modules.len; m++) {
 		struct elfsym *es = NULL;
 		int opened = 0;

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "attach/segment.h"
+#include "core/v1name.h"
 
 #define HOOK_MAX_DEPTH 256
 #define HOOK_TLS __attribute__((tls_model("initial-exec")))
@@ -173,8 +174,11 @@ struct elfsym *elfsym_open(const char *path);
 const char *elfsym_lookup(struct elfsym *e, uint64_t vaddr, uint64_t *off);
 void elfsym_close(struct elfsym *e);
 /* Writes "path(sym+0xoff) [0xaddr]" (or "path(+0xoff) [0xaddr]" with no
- * symbol, offset from the file start) into buf; returns its length. */
+ * symbol, offset from the file start) into buf with core/v1name.h's
+ * formatter; returns the length written. */
 #define ELFSYM_NAME_MAX 256
+/* Room for any name of a segment module: path, symbol, the rest. */
+#define ELFSYM_NAME_BUF (SEG_MOD_PATH + ELFSYM_NAME_MAX + V1NAME_FIXED_LEN)
 int elfsym_name(struct elfsym *e, char *buf, size_t cap, const char *path, uint64_t addr,
 		uint64_t bias, uint64_t base, uint64_t offset);
 
