@@ -470,17 +470,48 @@ static int merge(recording *r)
 	return 0;
 }
 
+/* One file of a recording (each is readable alone): r->dir names it. */
+static int single_file(const char *path, rec_name **names, size_t *nn, prof_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	rec_file_header h;
+	ssize_t k = fd < 0 ? -1 : pread(fd, &h, sizeof(h), 0);
+	if (fd >= 0)
+		close(fd);
+	if (k != (ssize_t)sizeof(h) || memcmp(h.magic, REC_MAGIC, sizeof(h.magic))) {
+		prof_errorf(err, "%s: not a recording (a directory MPROF_RECORD wrote, or one of its .rec files)", path);
+		return -1;
+	}
+	struct stat st;
+	*names = calloc(1, sizeof(**names));
+	if (!*names || stat(path, &st)) {
+		prof_errorf(err, "%s: %s", path, *names ? strerror(errno) : "out of memory");
+		return -1;
+	}
+	(*names)->size = st.st_size;
+	(*names)->pid = (int)h.pid;
+	(*names)->seq = h.seq;
+	*nn = 1;
+	return 0;
+}
+
 recording *rec_open(const char *dir, int threads, prof_error *err)
 {
-	DIR *d = opendir(dir);
-	if (!d) {
+	rec_name *names = NULL;
+	size_t nn = 0, capn = 0;
+	struct stat st0;
+	int single = !stat(dir, &st0) && S_ISREG(st0.st_mode);
+	if (single && single_file(dir, &names, &nn, err)) {
+		free(names);
+		return NULL;
+	}
+	DIR *d = single ? NULL : opendir(dir);
+	if (!d && !single) {
 		prof_errorf(err, "%s: %s", dir, strerror(errno));
 		return NULL;
 	}
-	rec_name *names = NULL;
-	size_t nn = 0, capn = 0;
 	struct dirent *de;
-	while ((de = readdir(d))) {
+	while (d && (de = readdir(d))) {
 		rec_name x;
 		int used = 0;
 		if (sscanf(de->d_name, "mprof-%d.%u.rec%n", &x.pid, &x.seq, &used) != 2 || de->d_name[used])
@@ -498,7 +529,8 @@ recording *rec_open(const char *dir, int threads, prof_error *err)
 			return NULL;
 		}
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
 	if (!nn) {
 		free(names);
 		prof_errorf(err, "%s: no recording files (mprof-PID.NNNNNN.rec) here", dir);
@@ -536,7 +568,10 @@ recording *rec_open(const char *dir, int threads, prof_error *err)
 		if (names[i].pid != best)
 			continue;
 		rec_file *f = &r->f[k++];
-		snprintf(f->path, sizeof(f->path), "%s/" REC_NAME_FMT, dir, best, names[i].seq);
+		if (single)
+			snprintf(f->path, sizeof(f->path), "%s", dir);
+		else
+			snprintf(f->path, sizeof(f->path), "%s/" REC_NAME_FMT, dir, best, names[i].seq);
 		int fd = open(f->path, O_RDONLY | O_CLOEXEC);
 		struct stat st;
 		if (fd < 0 || fstat(fd, &st)) {

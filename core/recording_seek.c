@@ -164,6 +164,11 @@ int rec_parse_moment(recording *r, const char *s, uint64_t *ev, prof_error *err)
 		prof_errorf(err, "'%s' is not a time: seconds from the start (12.5s, 800ms), peak, start or end", s);
 		return -1;
 	}
+	if (v * mul > (double)r->end_time) {
+		prof_errorf(err, "%s: '%s' is past the end of the recording (%.3f s; 'end' is that moment)", r->dir, s,
+			    (double)r->end_time / 1e9);
+		return -1;
+	}
 	*ev = rec_ev_at(r, (uint64_t)(v * mul));
 	return 0;
 }

@@ -116,7 +116,7 @@ int report_top(FILE *out, const agg *a, const prof_nodemap *m, const report_opts
 		return ferror(out) ? -1 : 0;
 	}
 
-	fprintf(out, "-----------%s space ranking----------\n", o->alloc ? "alloc" : "inuse");
+	fprintf(out, "-----------%s space ranking----------\n", o->what ? o->what : o->alloc ? "alloc" : "inuse");
 	if (a->total[b] == 0 && !o->objects) {
 		fprintf(out, "total bytes is 0\n");
 		free(rows);

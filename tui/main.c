@@ -112,6 +112,13 @@ static void usage(FILE *f)
 	fputs(usage_text, f);
 }
 
+/* After a usage error: the first usage line and where the rest is. */
+static void usage_hint(void)
+{
+	fprintf(stderr, "%.*s", (int)strcspn(usage_text, "\n") + 1, usage_text);
+	fputs("'mprof-tui --help' lists every option\n", stderr);
+}
+
 /* The option path lists live until exit; atexit frees them whichever way
  * main returns. */
 static const char **path_lists[3];
@@ -284,11 +291,11 @@ static int cli_parse(cli *c, int argc, char **argv)
 			return 0;
 		case ':':
 			fprintf(stderr, "mprof-tui: option '%s' needs a value\n", argv[optind - 1]);
-			usage(stderr);
+			usage_hint();
 			return EXIT_BAD;
 		default:
 			fprintf(stderr, "mprof-tui: unknown option '%s'\n", argv[optind - 1]);
-			usage(stderr);
+			usage_hint();
 			return EXIT_BAD;
 		}
 	}
@@ -520,14 +527,14 @@ static int main_profile(cli *c, int argc, char **argv)
 	if (optind != argc - 1) {
 		fprintf(stderr, optind >= argc ? "mprof-tui: no profile file given\n"
 					       : "mprof-tui: one profile file, or two (BASE NEW)\n");
-		usage(stderr);
+		usage_hint();
 		return EXIT_BAD;
 	}
 	int g = cli_gran(c);
 	if (g < 0)
 		return EXIT_BAD;
 	const char *path = argv[optind];
-	if (rec_is_dir(path) || c->rq.at || c->rq.diff_from || c->rq.leak_from || c->rq.temporary)
+	if (rec_is_recording(path) || c->rq.at || c->rq.diff_from || c->rq.leak_from || c->rq.temporary)
 		return main_recording(c, path, g);
 	if (c->batch)
 		return main_batch(c, path, g);
