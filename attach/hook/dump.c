@@ -109,13 +109,10 @@ static int build(seg_header *h, prof *p, dump_mem *dm)
 	}
 
 	for (uint64_t s = 0; s < ns; s++) {
-		if (__atomic_load_n(&sts[s].state, __ATOMIC_ACQUIRE) != SEG_STACK_READY)
-			continue;
 		seg_counter c;
-		seg_counter_estimate(h, cnt, s, &c);
-		uint64_t ao = c.alloc_objs;
-		if (!ao)
+		if (!seg_stack_counters(h, sts, cnt, s, &c))
 			continue;
+		uint64_t ao = c.alloc_objs;
 		uint32_t depth = sts[s].depth;
 		if (sts[s].frame_off > nf || depth > nf - sts[s].frame_off)
 			continue;
