@@ -12,13 +12,10 @@
 
 #include "core/u64map.h"
 
-static uint64_t rng = 88172645463325252ULL;
+/* 64 random bits from libc's generator (seeded in main: reproducible). */
 static uint64_t next_rand(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return (uint64_t)random() << 33 ^ (uint64_t)random() << 2 ^ (uint64_t)random();
 }
 
 typedef struct kv {
@@ -242,6 +239,7 @@ static void fixed_buffers(void **state)
 
 int main(void)
 {
+	srandom(19);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(put_get_replace),
 		cmocka_unit_test(growth_against_reference),
