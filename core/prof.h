@@ -9,7 +9,8 @@
  * the view state a key changes (view*.c, filter.c), diffs (diff*.c,
  * snapdiff.c), recordings (recfmt.h, recording*.c, timeline.c), exports
  * and reports (export*.c, flamegraph.c, report.c), names (names.c;
- * v1name.c reads and writes backtrace_symbols-style ones).  Data
+ * v1name.c reads and writes backtrace_symbols-style ones), the hash
+ * tables (hash.h: the one mixer; u64map.h, strix.h).  Data
  * flows one way: reader -> prof -> node map (symbols/) -> agg -> view ->
  * tui/.  Nothing here includes ncurses, elfutils or ptrace. */
 #ifndef MPROF_PROF_H
