@@ -173,6 +173,17 @@ static inline void seg_counter_estimate(const seg_header *h, const seg_counter *
 	}
 }
 
+/* Stack s's counters as seg_counter_estimate gives them, when the stack is
+ * published (READY) and has allocated: 1; else 0 (skip it). */
+static inline int seg_stack_counters(const seg_header *h, const seg_stack *stacks,
+				     const seg_counter *region, uint64_t s, seg_counter *out)
+{
+	if (__atomic_load_n(&stacks[s].state, __ATOMIC_ACQUIRE) != SEG_STACK_READY)
+		return 0;
+	seg_counter_estimate(h, region, s, out);
+	return out->alloc_objs != 0;
+}
+
 enum seg_event_kind { SEG_EV_ALLOC = 1, SEG_EV_FREE = 2 };
 
 /* seq is written last (release) as index + 1: a reader that loads seq

@@ -238,13 +238,10 @@ prof *seg_to_prof(const void *data, size_t len, const char *name, prof_error *er
 	uint64_t ns = clamp(__atomic_load_n(&live->stack_count, __ATOMIC_ACQUIRE), h->stack_cap);
 	uint64_t nf = clamp(__atomic_load_n(&live->frame_used, __ATOMIC_ACQUIRE), h->frame_cap);
 	for (uint64_t s = 0; s < ns; s++) {
-		if (__atomic_load_n(&sts[s].state, __ATOMIC_ACQUIRE) != SEG_STACK_READY)
-			continue;
 		seg_counter c;
-		seg_counter_estimate(h, cnt, s, &c);
-		uint64_t ao = c.alloc_objs;
-		if (!ao)
+		if (!seg_stack_counters(h, sts, cnt, s, &c))
 			continue;
+		uint64_t ao = c.alloc_objs;
 		/* Read once: a changing entry must not pass the check and then move. */
 		uint32_t depth = __atomic_load_n(&sts[s].depth, __ATOMIC_RELAXED);
 		uint64_t fo = __atomic_load_n(&sts[s].frame_off, __ATOMIC_RELAXED);

@@ -9,7 +9,8 @@
  * the view state a key changes (view*.c, filter.c), diffs (diff*.c,
  * snapdiff.c), recordings (recfmt.h, recording*.c, timeline.c), exports
  * and reports (export*.c, flamegraph.c, report.c), names (names.c;
- * v1name.c reads and writes backtrace_symbols-style ones).  Data
+ * v1name.c reads and writes backtrace_symbols-style ones), the hash
+ * tables (hash.h: the one mixer; u64map.h, strix.h).  Data
  * flows one way: reader -> prof -> node map (symbols/) -> agg -> view ->
  * tui/.  Nothing here includes ncurses, elfutils or ptrace. */
 #ifndef MPROF_PROF_H
@@ -19,6 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/u64map.h"
 #include "core/vec.h"
 
 #define PROF_NONE UINT32_MAX
@@ -84,7 +86,7 @@ typedef struct prof {
 	PROF_VEC(prof_module) modules;
 	PROF_VEC(char) strs;               /* string pool, NUL-separated */
 	prof_meta meta;
-	void *frame_index;                 /* addr -> frame hash, owned */
+	u64map frame_index;                /* addr -> frame, owned */
 } prof;
 
 /* Allocates an empty profile; free it with prof_free. NULL on ENOMEM. */
@@ -102,14 +104,6 @@ static inline uint32_t prof_str_put(prof *p, const char *s, size_t len)
 	p->strs.v[off + len] = 0;
 	p->strs.len += len + 1;
 	return off;
-}
-/* Mixes an address for open-addressing tables keyed by pc. */
-static inline uint64_t prof_addr_hash(uint64_t a)
-{
-	a ^= a >> 33;
-	a *= 0xff51afd7ed558ccdULL;
-	a ^= a >> 33;
-	return a;
 }
 static inline const char *prof_strat(const prof *p, uint32_t off)
 {

@@ -274,7 +274,9 @@ void sym_close(sym *s)
 	free(s->mods);
 	free(s->missing);
 	free(s->frames);
-	free(s->cache.slot);
+	u64map_free(&s->cache.by_addr[0]);
+	u64map_free(&s->cache.by_addr[1]);
+	free(s->cache.info);
 	free(s->profile_dir);
 	free_list(s->roots);
 	free_list(s->search);
@@ -507,36 +509,6 @@ static sym_info *resolve(sym *s, uint64_t addr, int is_return, uint32_t frame)
 	return si;
 }
 
-/* Cache: open addressing on (addr, is_return). */
-static size_t cache_hash(uint64_t a)
-{
-	a ^= a >> 33;
-	a *= 0xff51afd7ed558ccdULL;
-	a ^= a >> 33;
-	return (size_t)a;
-}
-
-static int cache_grow(sym_cache *c)
-{
-	size_t n = c->mask ? (c->mask + 1) * 2 : 4096;
-	sym_info **ns = calloc(n, sizeof(*ns));
-	if (!ns)
-		return -1;
-	for (size_t i = 0; c->slot && i <= c->mask; i++) {
-		sym_info *e = c->slot[i];
-		if (!e)
-			continue;
-		size_t h = cache_hash(e->addr) & (n - 1);
-		while (ns[h])
-			h = (h + 1) & (n - 1);
-		ns[h] = e;
-	}
-	free(c->slot);
-	c->slot = ns;
-	c->mask = n - 1;
-	return 0;
-}
-
 const sym_info *sym_resolve(sym *s, uint64_t addr, int is_return)
 {
 	is_return = !!is_return;
@@ -544,19 +516,19 @@ const sym_info *sym_resolve(sym *s, uint64_t addr, int is_return)
 	if (f != PROF_NONE && is_return)
 		return sym_frame(s, f);
 	sym_cache *c = &s->cache;
-	if (!c->slot && cache_grow(c))
+	u64map *ix = &c->by_addr[is_return];
+	if (!ix->vals && u64map_init(ix, 1024))
 		return NULL;
-	size_t h = cache_hash(addr * 2 + (uint64_t)is_return) & c->mask;
-	for (sym_info *e; (e = c->slot[h]); h = (h + 1) & c->mask)
-		if (e->addr == addr && e->is_return == is_return)
-			return e;
+	size_t at = u64map_slot(ix, addr);
+	if (ix->vals[at] != U64MAP_NONE)
+		return c->info[ix->vals[at]];
+	if (c->n >= U64MAP_NONE || vec_grow((void **)&c->info, &c->cap, c->n + 1, sizeof(*c->info)))
+		return NULL;
 	sym_info *e = resolve(s, addr, is_return, f);
-	if (!e)
+	if (!e || u64map_add_at(ix, at, addr, (uint32_t)c->n))
 		return NULL;
 	e->is_return = is_return;
-	c->slot[h] = e;
-	if (++c->used * 2 > c->mask && cache_grow(c))
-		return NULL;
+	c->info[c->n++] = e;
 	return e;
 }
 

@@ -5,6 +5,7 @@
 
 #include <elfutils/libdwfl.h>
 
+#include "core/u64map.h"
 #include "symbols/sym.h"
 
 /* A module the profile names. */
@@ -21,9 +22,11 @@ typedef struct smod {
 	Dwfl_Module *dm;
 } smod;
 
+/* Addresses that are not frames (or not as return addresses), resolved. */
 typedef struct sym_cache {
-	sym_info **slot;
-	size_t mask, used;
+	u64map by_addr[2];       /* [is_return]: addr -> index in info */
+	sym_info **info;
+	size_t n, cap;
 } sym_cache;
 
 typedef struct sym_frame_ent {

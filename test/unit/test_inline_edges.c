@@ -37,7 +37,7 @@ static void edges_of_a_map(void **state)
 	nodemap_end_frame(&m);
 	inline_edges e;
 	assert_int_equal(inline_edges_build(&e, &m), 0);
-	assert_int_equal(e.n, 2);
+	assert_int_equal(e.pairs.used, 2);
 	assert_true(inline_edges_has(&e, inner, outer));
 	assert_true(inline_edges_has(&e, inner, other));
 	assert_false(inline_edges_has(&e, outer, inner));   /* direction matters */
@@ -59,7 +59,7 @@ static void no_edges_by_address(void **state)
 	assert_int_equal(nodemap_by_address(&m, p), 0);
 	inline_edges e;
 	assert_int_equal(inline_edges_build(&e, &m), 0);
-	assert_int_equal(e.n, 0);
+	assert_int_equal(e.pairs.used, 0);
 	assert_false(inline_edges_has(&e, 0, 1));
 	inline_edges_free(&e);
 	nodemap_free(&m);
