@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "core/agg.h"
+#include "core/export.h"
 #include "core/prof.h"
 
 typedef struct sym sym;
@@ -109,6 +110,9 @@ long sym_source_lines(sym *s, const char *file, sym_line_vals **vals);
  * readable, else under each --source-dir (whole path, then shorter
  * tails down to the file name). Writes into buf; NULL if none. */
 const char *sym_source_path(const sym *s, const char *file, char *buf, size_t len);
+
+/* export_lines' get over a sym (ctx): frame's inline chain, innermost first. */
+size_t sym_export_lines(void *ctx, uint32_t frame, export_line *out, size_t cap);
 
 /* Granularity of a node map built from symbols. */
 enum sym_gran { SYM_GRAN_ADDRESS, SYM_GRAN_FUNCTION, SYM_GRAN_LINE, SYM_GRAN_MODULE };

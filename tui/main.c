@@ -460,7 +460,8 @@ static int main_batch(const cli *c, const char *path, int g)
 	prof_error err;
 	enum agg_metric metric = agg_metric_of(c->ro.alloc, c->ro.objects);
 	if (c->export_fmt >= 0 &&
-	    export_write(f.p, &f.m, (enum export_format)c->export_fmt, metric, c->snap_out, &err)) {
+	    export_write(f.p, &f.m, f.sy ? &(export_lines){ sym_export_lines, f.sy } : NULL,
+			 (enum export_format)c->export_fmt, metric, c->snap_out, &err)) {
 		fprintf(stderr, "mprof-tui: %s\n", err.msg);
 		rc = 1;
 	}

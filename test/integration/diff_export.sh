@@ -131,4 +131,26 @@ else
 			expect_eq "go tool pprof -top on our export of $n ($name) = our flat rows" "$got" "$want"
 		done
 	done
+
+	# With symbols, the export carries source lines: pprof -list shows an
+	# inlined function's bytes on its own source line, -lines names it.
+	P=$TOP/test/progs
+	mkdir -p "$TMP/sa"
+	cp "$P/sym_app.c" "$P/sym_cxx.cpp" "$P/sym_lib.c" "$TMP/sa/"
+	if (cd "$TMP/sa" && gcc -O2 -g -fPIC -shared -o libsymdl.so sym_lib.c && g++ -O2 -g -c sym_cxx.cpp &&
+	    gcc -O2 -g -c sym_app.c && g++ -o sym_app sym_app.o sym_cxx.o -ldl &&
+	    MPROF_OUT=$TMP/sa/n.pro LD_PRELOAD=$TOP/libmprof.so ./sym_app v1.pro "$TMP/sa/libsymdl.so"); then
+		L=$(grep -n 'L:grow_buf' "$P/sym_app.c" | cut -d: -f1)
+		"$MPROF" --export=pprof -o "$TMP/sa/l.pb.gz" "$TMP/sa/n.pro" 2> /dev/null
+		lst=$(HOME=$TMP "$GO" tool pprof -list '^grow_buf$' -sample_index=inuse_space "$TMP/sa/l.pb.gz" 2> /dev/null)
+		expect_match "pprof -list: grow_buf's routine is in sym_app.c" "$lst" "ROUTINE =+ grow_buf in $TMP/sa/sym_app.c"
+		expect_match "pprof -list: its 300 B on line $L" "$lst" "^ +\. +300B +$L:.*L:grow_buf"
+		top=$(HOME=$TMP "$GO" tool pprof -lines -top -nodefraction=0 -sample_index=inuse_space "$TMP/sa/l.pb.gz" 2> /dev/null)
+		expect_match "pprof -lines: rows name file:line" "$top" " rec_alloc $TMP/sa/sym_app.c:[0-9]+"
+		raw=$(HOME=$TMP "$GO" tool pprof -raw "$TMP/sa/l.pb.gz" 2> /dev/null)
+		expect_match "pprof -raw: locations carry lines, inline frames as lines of one location" "$raw" \
+			"grow_buf $TMP/sa/sym_app.c:$L s=0"
+	else
+		not_ok "sym_app builds and runs under the hook"
+	fi
 fi
