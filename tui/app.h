@@ -136,6 +136,9 @@ const char *fmt_delta(char *buf, size_t len, int64_t v, int objects);
 /* A node's row label: its name and, at function granularity, where in
  * the source it allocates ("name  file.c:12"). Returns buf or the name. */
 const char *node_label(app *a, uint32_t node, char *buf, size_t len);
+/* "NEW " at (y, x) when a diff is on screen and node is on no stack of the
+ * earlier moment (BASE); returns the columns used (0 or 4). */
+int put_new_mark(app *a, int y, int x, uint32_t node, attr_t at);
 /* The same as a row shows it in width columns: unresolved frames as
  * "module+0xoffset", long C++ names cut inside their arguments. Returns buf. */
 const char *node_row_label(app *a, uint32_t node, int width, char *buf, size_t len);

@@ -45,7 +45,12 @@ check "rec tui: T opens again" "lifetimes: <1ms:"
 keys T '{' '{' '{' '{' m P d
 check "rec tui: d from the start to the peak: peak_fn's growth" "+9.77 MiB"
 check "rec tui: d: a stack not there at the mark is NEW" "NEW peak_fn"
-keys d
+keys Enter
+check "rec tui: d: callers/callees mark NEW too" "NEW peak_fn  rec_peak.c:32  (flat +9.77 MiB)"
+check "rec tui: d: and the callers" "    NEW main"
+keys Escape t '*'
+check "rec tui: d: the tree marks NEW" "NEW peak_fn"
+keys Escape d
 keys q
 n=0
 while screen | grep -F -q "Main table" && [ "$n" -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
