@@ -54,7 +54,7 @@ static int header_check(const seg_header *h, size_t len, const char *name, prof_
 	}
 	struct { int r; uint64_t cap, elem; const char *what; } need[] = {
 		{ SEG_R_STACKS, h->stack_cap, sizeof(seg_stack), "stacks" },
-		{ SEG_R_COUNTERS, ncnt, sizeof(seg_counter), "counters" },
+		{ SEG_R_COUNTERS, ncnt, sizeof(mp_counts), "counters" },
 		{ SEG_R_FRAMES, h->frame_cap, sizeof(uint64_t), "frames" },
 		{ SEG_R_HASH, h->hash_cap, sizeof(uint32_t), "hash" },
 		{ SEG_R_RING, h->ring_cap, sizeof(seg_event), "ring" },
@@ -233,12 +233,12 @@ prof *seg_to_prof(const void *data, size_t len, const char *name, prof_error *er
 		goto nomem;
 
 	const seg_stack *sts = (const seg_stack *)(base + h->off[SEG_R_STACKS]);
-	const seg_counter *cnt = (const seg_counter *)(base + h->off[SEG_R_COUNTERS]);
+	const mp_counts *cnt = (const mp_counts *)(base + h->off[SEG_R_COUNTERS]);
 	const uint64_t *pcs = (const uint64_t *)(base + h->off[SEG_R_FRAMES]);
 	uint64_t ns = clamp(__atomic_load_n(&live->stack_count, __ATOMIC_ACQUIRE), h->stack_cap);
 	uint64_t nf = clamp(__atomic_load_n(&live->frame_used, __ATOMIC_ACQUIRE), h->frame_cap);
 	for (uint64_t s = 0; s < ns; s++) {
-		seg_counter c;
+		mp_counts c;
 		if (!seg_stack_counters(h, sts, cnt, s, &c))
 			continue;
 		uint64_t ao = c.alloc_objs;

@@ -156,10 +156,7 @@ static int merge_last(prof *r, smap *m)
 		uint32_t o = m->slot[h] - 1;
 		if (sample_same(r, o, s)) {
 			prof_sample *d = &r->samples.v[o], *x = &r->samples.v[s];
-			d->alloc_objs += x->alloc_objs;
-			d->alloc_bytes += x->alloc_bytes;
-			d->free_objs += x->free_objs;
-			d->free_bytes += x->free_bytes;
+			counts_add(&d->c, &x->c);
 			r->samples.len--;
 			return 0;
 		}
@@ -194,8 +191,8 @@ static int add_samples(prof *r, const prof *p, const uint32_t *fmap, int neg, sm
 		uint32_t sid = prof_stack_commit(r, st->depth);
 		uint64_t k = neg ? (uint64_t)-1 : 1;
 		if (sid == PROF_NONE ||
-		    prof_sample_add(r, sid, s->size, s->alloc_objs * k, s->alloc_bytes * k, s->free_objs * k,
-				    s->free_bytes * k) ||
+		    prof_sample_add(r, sid, s->size, s->c.alloc_objs * k, s->c.alloc_bytes * k, s->c.free_objs * k,
+				    s->c.free_bytes * k) ||
 		    merge_last(r, m))
 			return -1;
 		/* A merged sample leaves its stack unused: take the stack back. */
@@ -290,7 +287,7 @@ prof *diff_build(const prof *base, const prof *cur, prof_error *err)
 		size_t k = 0;
 		for (size_t i = 0; i < r->samples.len; i++) {
 			const prof_sample *s = &r->samples.v[i];
-			if (s->alloc_objs || s->alloc_bytes || s->free_objs || s->free_bytes)
+			if (s->c.alloc_objs || s->c.alloc_bytes || s->c.free_objs || s->c.free_bytes)
 				r->samples.v[k++] = *s;
 		}
 		r->samples.len = k;

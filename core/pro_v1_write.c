@@ -62,10 +62,10 @@ int pro_v1_write(const prof *p, int fd, prof_error *err)
 		const prof_sample *s = &p->samples.v[i];
 		const prof_stack *st = &p->stacks.v[s->stack];
 		/* v1 counters are 32-bit and wrap, exactly as the original's do. */
-		wbuf_be32(w, (uint32_t)s->alloc_objs);
-		wbuf_be32(w, (uint32_t)s->alloc_bytes);
-		wbuf_be32(w, (uint32_t)s->free_objs);
-		wbuf_be32(w, (uint32_t)s->free_bytes);
+		wbuf_be32(w, (uint32_t)s->c.alloc_objs);
+		wbuf_be32(w, (uint32_t)s->c.alloc_bytes);
+		wbuf_be32(w, (uint32_t)s->c.free_objs);
+		wbuf_be32(w, (uint32_t)s->c.free_bytes);
 		wbuf_be32(w, st->depth);
 		for (uint32_t k = 0; k < st->depth; k++)
 			wbuf_be64(w, p->frames.v[p->stack_frames.v[st->off + k]].addr);

@@ -97,8 +97,7 @@ int prof_sample_add(prof *p, uint32_t stack, uint64_t size, uint64_t alloc_objs,
 		return -1;
 	p->samples.v[p->samples.len++] = (prof_sample){
 		.stack = stack, .size = size,
-		.alloc_objs = alloc_objs, .alloc_bytes = alloc_bytes,
-		.free_objs = free_objs, .free_bytes = free_bytes,
+		.c = { alloc_objs, alloc_bytes, free_objs, free_bytes },
 	};
 	return 0;
 }

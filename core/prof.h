@@ -16,6 +16,7 @@
 #ifndef MPROF_PROF_H
 #define MPROF_PROF_H
 
+#include "core/counts.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -52,7 +53,7 @@ typedef struct prof_sample {
 	uint32_t stack;    /* index into stacks */
 	uint32_t pad;
 	uint64_t size;     /* bucket size in bytes, 0 when the format has none */
-	uint64_t alloc_objs, alloc_bytes, free_objs, free_bytes;
+	mp_counts c;
 } prof_sample;
 
 typedef struct prof_module {

@@ -27,7 +27,7 @@
 /* ---- parsing one file (a thread each) ------------------------------------- */
 
 typedef struct parse_st {
-	rec_cnt *c;
+	mp_counts *c;
 	size_t n, cap;
 	size_t max_ids;    /* ids are dense and every file declares its stacks: a few per 16 bytes at most */
 	int64_t inuse;
@@ -40,9 +40,9 @@ static int st_fit(parse_st *s, uint32_t id)
 		return 0;
 	if (id >= s->max_ids)
 		return -1;
-	if (vec_grow((void **)&s->c, &s->cap, (size_t)id + 1, sizeof(rec_cnt)))
+	if (vec_grow((void **)&s->c, &s->cap, (size_t)id + 1, sizeof(mp_counts)))
 		return -1;
-	memset(s->c + s->n, 0, ((size_t)id + 1 - s->n) * sizeof(rec_cnt));
+	memset(s->c + s->n, 0, ((size_t)id + 1 - s->n) * sizeof(mp_counts));
 	s->n = (size_t)id + 1;
 	return 0;
 }
@@ -50,11 +50,11 @@ static int st_fit(parse_st *s, uint32_t id)
 static int ck_push(rec_file *f, const parse_st *s)
 {
 	rec_ck k = { s->ev, s->tmax, s->inuse, NULL, s->n };
-	k.c = malloc((s->n ? s->n : 1) * sizeof(rec_cnt));
+	k.c = malloc((s->n ? s->n : 1) * sizeof(mp_counts));
 	if (!k.c)
 		return -1;
 	if (s->n)
-		memcpy(k.c, s->c, s->n * sizeof(rec_cnt));
+		memcpy(k.c, s->c, s->n * sizeof(mp_counts));
 	if (PUSH(f->ck, f->nck, f->capck, k)) {
 		free(k.c);
 		return -1;
@@ -83,7 +83,7 @@ static rec_bucket *bucket(rec_file *f, uint64_t t, const parse_st *s)
 	return &f->tl[i];
 }
 
-void rec_apply(rec_cnt *c, const rec_event *e, uint64_t rate, int64_t *inuse)
+void rec_apply(mp_counts *c, const rec_event *e, uint64_t rate, int64_t *inuse)
 {
 	uint64_t o, b;
 	rec_weight(e->size, rate, &o, &b);
@@ -177,8 +177,8 @@ static void *parse_file(void *arg)
 				memcpy(&rc, p + q, sizeof(rc));
 				if (st_fit(&s, rc.id))
 					BAD("%s: offset %zu: stack id %u out of bounds", f->path, pay + q, rc.id);
-				s.c[rc.id] = (rec_cnt){ rc.alloc_objs, rc.alloc_bytes, rc.free_objs, rc.free_bytes };
-				agg_add(&s.inuse, (int64_t)(rc.alloc_bytes - rc.free_bytes));
+				s.c[rc.id] = rc.c;
+				agg_add(&s.inuse, (int64_t)(rc.c.alloc_bytes - rc.c.free_bytes));
 			}
 			break;
 		}
@@ -382,7 +382,7 @@ static int build_prof(recording *r)
 				nids = r->f[i].ck[k].n;
 	r->nids = nids;
 	r->sample_of = malloc(nids * sizeof(uint32_t));
-	r->cur = calloc(nids, sizeof(rec_cnt));
+	r->cur = calloc(nids, sizeof(mp_counts));
 	r->id_of = malloc((n ? n : 1) * sizeof(uint32_t));
 	if (!r->sample_of || !r->cur || !r->id_of) {
 		free(all);

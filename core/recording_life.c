@@ -100,18 +100,18 @@ static void pm_free(pair_map *m)
 		}                                                                            \
 	}
 
-static prof *counts_prof(recording *r, const rec_cnt *per_id, prof_error *err)
+static prof *counts_prof(recording *r, const mp_counts *per_id, prof_error *err)
 {
 	snap s = { 0 };
 	s.n = r->p->samples.len;
-	s.c = calloc(s.n ? s.n : 1, sizeof(snap_counts));
+	s.c = calloc(s.n ? s.n : 1, sizeof(mp_counts));
 	if (!s.c) {
 		prof_errorf(err, "%s: out of memory", r->dir);
 		return NULL;
 	}
 	for (size_t k = 0; k < s.n; k++) {
-		const rec_cnt *c = &per_id[r->id_of[k]];
-		s.c[k] = (snap_counts){ c->alloc_objs, c->alloc_bytes, c->free_objs, c->free_bytes };
+		const mp_counts *c = &per_id[r->id_of[k]];
+		s.c[k] = *c;
 	}
 	prof *d = snap_delta(r->p, NULL, &s, NULL, err);
 	free(s.c);
@@ -126,7 +126,7 @@ prof *rec_leaks(recording *r, uint64_t from, uint64_t to, prof_error *err)
 		from = t;
 	}
 	pair_map m = { .free = U64MAP_NONE };
-	rec_cnt *alive = calloc(r->nids, sizeof(rec_cnt));
+	mp_counts *alive = calloc(r->nids, sizeof(mp_counts));
 	if (!alive)
 		goto nomem;
 	FOR_EVENTS(r, from, e, pos, {
@@ -219,7 +219,7 @@ nomem:
 
 prof *rec_temp_prof(recording *r, const rec_life *l, prof_error *err)
 {
-	rec_cnt *c = calloc(r->nids ? r->nids : 1, sizeof(rec_cnt));
+	mp_counts *c = calloc(r->nids ? r->nids : 1, sizeof(mp_counts));
 	if (!c) {
 		prof_errorf(err, "%s: out of memory", r->dir);
 		return NULL;

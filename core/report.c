@@ -173,7 +173,7 @@ static int sample_inuse_cmp(const void *pa, const void *pb)
 {
 	uint32_t x = *(const uint32_t *)pa, y = *(const uint32_t *)pb;
 	const prof_sample *sx = &info_p->samples.v[x], *sy = &info_p->samples.v[y];
-	int r = cmp_i64((int64_t)(sx->alloc_bytes - sx->free_bytes), (int64_t)(sy->alloc_bytes - sy->free_bytes));
+	int r = cmp_i64((int64_t)(sx->c.alloc_bytes - sx->c.free_bytes), (int64_t)(sy->c.alloc_bytes - sy->c.free_bytes));
 	return r ? r : (x < y ? -1 : x > y);   /* stable: file order among equals */
 }
 
@@ -204,9 +204,9 @@ int report_info(FILE *out, const prof *p)
 	for (size_t i = 0; i < ns; i++) {
 		const prof_sample *s = &p->samples.v[si[i]];
 		const prof_stack *st = &p->stacks.v[s->stack];
-		fprintf(out, "%-10llu\t%-9llu\t%-9llu\t%-8llu\t", (unsigned long long)s->alloc_bytes,
-			(unsigned long long)s->free_bytes, (unsigned long long)s->alloc_objs,
-			(unsigned long long)s->free_objs);
+		fprintf(out, "%-10llu\t%-9llu\t%-9llu\t%-8llu\t", (unsigned long long)s->c.alloc_bytes,
+			(unsigned long long)s->c.free_bytes, (unsigned long long)s->c.alloc_objs,
+			(unsigned long long)s->c.free_objs);
 		for (uint32_t d = st->depth; d-- > 0;)
 			fprintf(out, "0x%llx%s", (unsigned long long)p->frames.v[p->stack_frames.v[st->off + d]].addr,
 				d ? " -> " : "");

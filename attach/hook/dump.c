@@ -63,7 +63,7 @@ static int build(seg_header *h, prof *p, dump_mem *dm)
 	if (nf > h->frame_cap)
 		nf = h->frame_cap;
 	const seg_stack *sts = seg_region(h, SEG_R_STACKS);
-	const seg_counter *cnt = seg_region(h, SEG_R_COUNTERS);
+	const mp_counts *cnt = seg_region(h, SEG_R_COUNTERS);
 	const uint64_t *pcs = seg_region(h, SEG_R_FRAMES);
 	const seg_module *mods = seg_region(h, SEG_R_MODULES);
 
@@ -109,10 +109,9 @@ static int build(seg_header *h, prof *p, dump_mem *dm)
 	}
 
 	for (uint64_t s = 0; s < ns; s++) {
-		seg_counter c;
+		mp_counts c;
 		if (!seg_stack_counters(h, sts, cnt, s, &c))
 			continue;
-		uint64_t ao = c.alloc_objs;
 		uint32_t depth = sts[s].depth;
 		if (sts[s].frame_off > nf || depth > nf - sts[s].frame_off)
 			continue;
@@ -130,10 +129,7 @@ static int build(seg_header *h, prof *p, dump_mem *dm)
 		p->stacks.v[p->stacks.len] = (prof_stack){ .off = off, .depth = depth };
 		p->samples.v[p->samples.len++] = (prof_sample){
 			.stack = (uint32_t)p->stacks.len++,
-			.alloc_objs = ao,
-			.alloc_bytes = c.alloc_bytes,
-			.free_objs = c.free_objs,
-			.free_bytes = c.free_bytes,
+			.c = c,
 		};
 	}
 	return 0;

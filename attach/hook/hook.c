@@ -46,7 +46,7 @@ static int got_any;       /* some entry is reached through GOT slots only */
 
 /* Counter lanes: lane 0 is shared (atomic adds); a thread claims one of
  * lanes 1..lane_count-1 for itself (plain stores) and frees it at exit. */
-static seg_counter *lane0;
+static mp_counts *lane0;
 static uint64_t lane_count, lane_cap;
 static uint64_t lanes_used;        /* bit l: lane l has an owner */
 static pthread_key_t thread_key;   /* its destructor runs at thread exit */

@@ -41,7 +41,7 @@ typedef struct hook_thread {
 	uint32_t tid;
 	uint32_t calls;    /* recorded calls, saturating (stack cache warm-up) */
 	int state;         /* 0 new, 1 set up, 2 exited (shared lane, no cache) */
-	seg_counter *lane; /* this thread's own counter lane, or NULL: lane 0 */
+	mp_counts *lane; /* this thread's own counter lane, or NULL: lane 0 */
 	uint64_t lane_no;  /* its index (1..), 0 for none */
 	struct scache *sc; /* stack cache, or NULL; owned, unmapped at thread exit */
 	uint32_t drops;    /* ring events overwritten unread, not yet in the header */

@@ -149,7 +149,7 @@ static uint8_t *frames_allocating(const prof *p)
 	uint8_t *through = calloc(p->frames.len + 1, 1);
 	assert_non_null(through);
 	for (size_t i = 0; i < p->samples.len; i++) {
-		if (!p->samples.v[i].alloc_objs)
+		if (!p->samples.v[i].c.alloc_objs)
 			continue;
 		uint32_t st = p->samples.v[i].stack;
 		const uint32_t *f = prof_stack_frames(p, st);
