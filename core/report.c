@@ -12,11 +12,20 @@ static struct {
 	int bytes, objs;      /* metric indices: primary and tie-break */
 	enum report_sort sort;
 	uint8_t leaf;
+	int magnitude;
 } ctx;
 
+static uint64_t mag(int64_t v)
+{
+	return v < 0 ? -(uint64_t)v : (uint64_t)v;
+}
+
+/* Descending; by magnitude first in a diff (then growth before shrink). */
 static int cmp_i64(int64_t x, int64_t y)
 {
-	return x < y ? 1 : x > y ? -1 : 0;   /* descending */
+	if (ctx.magnitude && mag(x) != mag(y))
+		return mag(x) < mag(y) ? 1 : -1;
+	return x < y ? 1 : x > y ? -1 : 0;
 }
 
 static int row_cmp(const void *pa, const void *pb)
@@ -60,6 +69,7 @@ long report_rows(const agg *a, const prof_nodemap *m, const report_opts *o, uint
 	ctx.objs = o->objects ? b : ob;
 	ctx.sort = o->sort;
 	ctx.leaf = o->alloc ? AGG_LEAF_ALLOC : AGG_LEAF_INUSE;
+	ctx.magnitude = o->magnitude;
 	qsort(r, (size_t)n, sizeof(*r), row_cmp);
 	*rows = r;
 	return n;
@@ -200,6 +210,7 @@ int report_info(FILE *out, const prof *p)
 	fprintf(out, "AllocBytes:\tFreeBytes:\tAllocObjs:\tFreeObjs:\tBacktrace:\n");
 	for (size_t i = 0; i < ns; i++)
 		si[i] = (uint32_t)i;
+	ctx.magnitude = 0;   /* skynet-mprof's order */
 	qsort(si, ns, sizeof(*si), sample_inuse_cmp);
 	for (size_t i = 0; i < ns; i++) {
 		const prof_sample *s = &p->samples.v[si[i]];

@@ -470,8 +470,10 @@ static int main_batch(const cli *c, const char *path, int g)
 		fprintf(stderr, "mprof-tui: %s\n", err.msg);
 		rc = 1;
 	}
+	report_opts ro = c->ro;
+	ro.magnitude = c->diff_base != NULL;   /* a diff: the biggest change first */
 	if (!rc && (c->top || (c->export_fmt < 0 && !c->flame_out)))   /* else the files were the job */
-		rc = report_top(stdout, &f.a, &f.m, &c->ro) ? 1 : 0;
+		rc = report_top(stdout, &f.a, &f.m, &ro) ? 1 : 0;
 	opened_free(&f, 1);
 	return stdout_done(rc);
 }

@@ -163,6 +163,7 @@ int rec_main(const rec_opts *o)
 				ro.what = "temporary";
 			else if (o->diff_from)
 				ro.what = ro.alloc ? "alloc growth" : "inuse growth";
+			ro.magnitude = o->diff_from != NULL;
 			rc = report_top(stdout, &a, &m, &ro) ? 1 : 0;
 			agg_free(&a);
 			nodemap_free(&m);

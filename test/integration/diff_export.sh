@@ -28,6 +28,11 @@ expect_match "diff v1: the pending timer of the fixed run is -1 / -32 B" "$OUT" 
 	"^-32	-1	-32	-1	\\./skynet/skynet\\(skynet_timeout\\+0x30\\) "
 expect_eq "diff v1: total in-use delta is the 60 leaked messages (5,264 B)" \
 	"$(printf '%s\n' "$OUT" | awk -F'\t' 'NR > 1 { b += $1; o += $2 } END { print b, o }')" "5264 60"
+# Reversed (NEW smaller than BASE): the biggest change first, shrink or growth.
+run_status $M --diff "$D/test_mem.pro" --top=flat --format=tsv "$D/test_mem_fixed.pro"
+expect_eq "reverse diff: the biggest shrink first, then the next" \
+	"$(printf '%s\n' "$OUT" | sed -n '2,3p' | cut -f1,2)" "$(printf -- '-2880\t-31\n-2384\t-29')"
+expect_eq "reverse diff: the small timer growth after them" "$(printf '%s\n' "$OUT" | sed -n 4p | cut -f1,2)" "$(printf '32\t1')"
 run_status $M --diff "$D/test_mem_fixed.pro" --alloc --top=flat --format=tsv "$D/test_mem.pro"
 expect_match "diff v1 alloc: +0xb55d 31 - 43 objects, 2,880 - 4,384 B" "$OUT" \
 	"^-1504	-12	-1504	-12	\\./skynet/luaclib/skynet\\.so\\(\\+0xb55d\\) "
