@@ -1,0 +1,354 @@
+/* test_tree.c - the lazy call tree and the callers/callees of a node
+ * against a plain recomputation from every sample's expanded stack: random
+ * profiles with recursion, inline chains, empty stacks, hidden frames and a
+ * root chain every stack shares, at address granularity and through a map;
+ * a profile big enough for the two-thread scan. Every value, flag, sample
+ * list and order must be equal. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/agg.h"
+#include "core/callgraph.h"
+#include "core/filter.h"
+#include "core/tree.h"
+
+static uint64_t rng;
+static uint32_t rnd(uint32_t n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng % n);
+}
+
+#define NFRAMES 40
+
+/* nsamples samples over NFRAMES frames, stacks of depth 0..maxdepth with
+ * recursion; with chain, frames 38 and 39 are the two outermost of every
+ * stack (main under _start). */
+static prof *random_prof(size_t nsamples, uint32_t maxdepth, int chain)
+{
+	prof *p = prof_new();
+	assert_non_null(p);
+	for (uint32_t f = 0; f < NFRAMES; f++)
+		assert_int_not_equal(prof_frame_intern(p, 0x1000 + f), PROF_NONE);
+	for (size_t s = 0; s < nsamples; s++) {
+		uint32_t depth = rnd(maxdepth + 1), all = depth + (chain ? 2 : 0);
+		uint32_t *dst = prof_stack_begin(p, all);
+		assert_non_null(dst);
+		for (uint32_t d = 0; d < depth; d++)
+			dst[d] = rnd(4) == 0 && d ? dst[rnd(d)] : rnd(chain ? NFRAMES - 2 : NFRAMES);
+		if (chain) {
+			dst[depth] = 38;
+			dst[depth + 1] = 39;
+		}
+		uint32_t sid = prof_stack_commit(p, all);
+		assert_int_not_equal(sid, PROF_NONE);
+		uint64_t objs = 1 + rnd(5), size = 8 * (1 + rnd(100));
+		uint64_t fo = rnd(3) == 0 ? objs : rnd((uint32_t)objs);
+		assert_int_equal(prof_sample_add(p, sid, size, objs, objs * size, fo, fo * size), 0);
+	}
+	return p;
+}
+
+/* A frame is 1-3 nodes over 12 names (an inline chain; names repeat). */
+static void random_map(prof_nodemap *m)
+{
+	assert_int_equal(nodemap_begin(m, NFRAMES), 0);
+	for (uint32_t f = 0; f < NFRAMES; f++) {
+		uint32_t k = 1 + rnd(3);
+		for (uint32_t i = 0; i < k; i++) {
+			char name[8];
+			snprintf(name, sizeof(name), "n%u", rnd(12));
+			assert_int_equal(nodemap_push(m, nodemap_node(m, name, i + 1 < k ? AGG_NODE_INLINE : 0)), 0);
+		}
+		nodemap_end_frame(m);
+	}
+}
+
+/* Every sample's nodes, root first. */
+typedef struct expanded {
+	uint32_t **nodes;
+	long *n;
+	size_t len;
+} expanded;
+
+static void expand_all(expanded *x, const prof *p, const prof_nodemap *m)
+{
+	x->len = p->samples.len;
+	x->nodes = calloc(x->len ? x->len : 1, sizeof(*x->nodes));
+	x->n = calloc(x->len ? x->len : 1, sizeof(*x->n));
+	assert_non_null(x->nodes);
+	assert_non_null(x->n);
+	for (size_t i = 0; i < x->len; i++) {
+		uint32_t *buf = NULL;
+		size_t cap = 0;
+		long n = stack_nodes(p, m, p->samples.v[i].stack, &buf, &cap);
+		assert_true(n >= 0);
+		for (long a = 0, b = n - 1; a < b; a++, b--) {
+			uint32_t t = buf[a];
+			buf[a] = buf[b];
+			buf[b] = t;
+		}
+		x->nodes[i] = buf;
+		x->n[i] = n;
+	}
+}
+
+static void expanded_free(expanded *x)
+{
+	for (size_t i = 0; i < x->len; i++)
+		free(x->nodes[i]);
+	free(x->nodes);
+	free(x->n);
+}
+
+static uint8_t seen_of(const int64_t v[AGG_NMETRIC])
+{
+	return AGG_SEEN_ALLOC | ((v[AGG_INUSE_BYTES] || v[AGG_INUSE_OBJS]) ? AGG_SEEN_INUSE : 0);
+}
+
+/* Tree node i against the samples whose root-first nodes start with its
+ * path: cum, flat, seen, the sample list of a built node, and its
+ * children in the order of their first sample. */
+static void check_tree_node(const calltree *t, uint32_t i, const prof *p, const expanded *x)
+{
+	const tree_node *tn = &t->n[i];
+	uint32_t path[64];
+	long len = 0;
+	for (uint32_t k = i; k != 0; k = t->n[k].parent) {
+		assert_true(len < 64);
+		path[len++] = t->n[k].node;
+	}
+	for (long a = 0, b = len - 1; a < b; a++, b--) {
+		uint32_t s = path[a];
+		path[a] = path[b];
+		path[b] = s;
+	}
+	assert_int_equal(tn->depth, len ? (uint32_t)len - 1 : 0);
+	int64_t cum[AGG_NMETRIC] = { 0 }, flat[AGG_NMETRIC] = { 0 };
+	uint8_t seen = 0;
+	uint32_t nin = 0, next[64];
+	size_t nnext = 0;
+	for (size_t s = 0; s < x->len; s++) {
+		if (x->n[s] < len || memcmp(x->nodes[s], path, (size_t)len * sizeof(*path)))
+			continue;
+		if (tn->built)
+			assert_int_equal(tn->samples ? tn->samples[nin] : nin, s);
+		nin++;
+		int64_t v[AGG_NMETRIC];
+		agg_sample_vals(&p->samples.v[s], v);
+		if (len)
+			seen |= seen_of(v);
+		for (int k = 0; k < AGG_NMETRIC; k++) {
+			agg_add(&cum[k], v[k]);
+			if (len && x->n[s] == len)
+				agg_add(&flat[k], v[k]);
+		}
+		if (x->n[s] > len) {
+			size_t j = 0;
+			while (j < nnext && next[j] != x->nodes[s][len])
+				j++;
+			if (j == nnext) {
+				assert_true(nnext < 64);
+				next[nnext++] = x->nodes[s][len];
+			}
+		}
+	}
+	assert_int_equal(tn->nsamples, nin);
+	assert_memory_equal(tn->cum, cum, sizeof(cum));
+	assert_memory_equal(tn->flat, flat, sizeof(flat));
+	assert_int_equal(tn->seen, seen);
+	if (!tn->built)
+		return;
+	/* Children were made in first-sample order: their tree indices say it. */
+	assert_int_equal(tn->nkids, nnext);
+	uint32_t kids[64];
+	memcpy(kids, tn->kids, tn->nkids * sizeof(*kids));
+	for (uint32_t a = 0; a < tn->nkids; a++)
+		for (uint32_t b = a + 1; b < tn->nkids; b++)
+			if (kids[b] < kids[a]) {
+				uint32_t s = kids[a];
+				kids[a] = kids[b];
+				kids[b] = s;
+			}
+	for (uint32_t k = 0; k < tn->nkids; k++) {
+		assert_int_equal(t->n[kids[k]].node, next[k]);
+		assert_int_equal(t->n[kids[k]].parent, i);
+	}
+}
+
+static void check_tree(const prof *p, const prof_nodemap *m, const expanded *x)
+{
+	calltree t;
+	assert_int_equal(tree_build(&t, p, m), 0);
+	check_tree_node(&t, 0, p, x);
+	/* Expand in breadth order, checking each node before and after. */
+	for (uint32_t i = 1; i < t.len; i++) {
+		check_tree_node(&t, i, p, x);
+		assert_int_equal(tree_expand(&t, i), 0);
+		check_tree_node(&t, i, p, x);
+	}
+	tree_free(&t);
+	/* The heaviest path alone builds the same nodes the same way. */
+	assert_int_equal(tree_build(&t, p, m), 0);
+	if (t.nvis) {
+		uint32_t deep = tree_expand_heaviest(&t, t.vis[0]);
+		assert_int_not_equal(deep, UINT32_MAX);
+		for (uint32_t i = deep; i != UINT32_MAX; i = t.n[i].parent)
+			check_tree_node(&t, i, p, x);
+	}
+	tree_free(&t);
+}
+
+static void ref_edge(cg_edge **e, size_t *n, uint32_t **stamp, uint32_t node, uint32_t mark,
+		     const int64_t v[AGG_NMETRIC], uint8_t seen)
+{
+	if ((*stamp)[node] == mark)
+		return;
+	(*stamp)[node] = mark;
+	size_t j = 0;
+	while (j < *n && (*e)[j].node != node)
+		j++;
+	if (j == *n) {
+		*e = realloc(*e, (*n + 1) * sizeof(**e));
+		assert_non_null(*e);
+		memset(&(*e)[j], 0, sizeof(**e));
+		(*e)[j].node = node;
+		(*n)++;
+	}
+	(*e)[j].seen |= seen;
+	for (int k = 0; k < AGG_NMETRIC; k++)
+		agg_add(&(*e)[j].v[k], v[k]);
+}
+
+/* Callers/callees of node from every expanded stack, leaf first as the
+ * edges are defined: each edge once per stack, recursion included. */
+static void check_callgraph(const prof *p, const prof_nodemap *m, const expanded *x, uint32_t node)
+{
+	callgraph want, got;
+	memset(&want, 0, sizeof(want));
+	want.node = node;
+	uint32_t *stamp[2] = { calloc(m->nnodes + 1, sizeof(uint32_t)), calloc(m->nnodes + 1, sizeof(uint32_t)) };
+	assert_non_null(stamp[0]);
+	assert_non_null(stamp[1]);
+	for (size_t s = 0; s < x->len; s++) {
+		long n = x->n[s];
+		const uint32_t *rf = x->nodes[s];   /* root first: leaf-first index d is rf[n - 1 - d] */
+		long at = -1;
+		for (long d = 0; d < n && at < 0; d++)
+			if (rf[n - 1 - d] == node)
+				at = d;
+		if (at < 0)
+			continue;
+		int64_t v[AGG_NMETRIC];
+		agg_sample_vals(&p->samples.v[s], v);
+		uint8_t seen = seen_of(v);
+		want.seen |= seen;
+		for (int k = 0; k < AGG_NMETRIC; k++) {
+			agg_add(&want.cum[k], v[k]);
+			if (at == 0)
+				agg_add(&want.flat[k], v[k]);
+		}
+		for (long d = at; d < n; d++) {
+			if (rf[n - 1 - d] != node)
+				continue;
+			if (d + 1 < n)
+				ref_edge(&want.callers, &want.ncallers, &stamp[0], rf[n - 2 - d], (uint32_t)s + 1, v, seen);
+			if (d > 0)
+				ref_edge(&want.callees, &want.ncallees, &stamp[1], rf[n - d], (uint32_t)s + 1, v, seen);
+		}
+	}
+	assert_int_equal(callgraph_compute(&got, p, m, node), 0);
+	assert_int_equal(got.node, node);
+	assert_int_equal(got.seen, want.seen);
+	assert_memory_equal(got.cum, want.cum, sizeof(want.cum));
+	assert_memory_equal(got.flat, want.flat, sizeof(want.flat));
+	/* Unsorted: first-seen order, the same with one thread or two. */
+	assert_int_equal(got.ncallers, want.ncallers);
+	assert_int_equal(got.ncallees, want.ncallees);
+	for (size_t j = 0; j < want.ncallers; j++)
+		assert_memory_equal(&got.callers[j], &want.callers[j], sizeof(cg_edge));
+	for (size_t j = 0; j < want.ncallees; j++)
+		assert_memory_equal(&got.callees[j], &want.callees[j], sizeof(cg_edge));
+	free(stamp[0]);
+	free(stamp[1]);
+	callgraph_free(&want);
+	callgraph_free(&got);
+}
+
+static void check_all(const prof *p, const prof_nodemap *m, int tree)
+{
+	expanded x;
+	expand_all(&x, p, m);
+	if (tree)
+		check_tree(p, m, &x);
+	for (uint32_t n = 0; n < m->nnodes; n++)
+		check_callgraph(p, m, &x, n);
+	expanded_free(&x);
+}
+
+static void random_profiles(void **state)
+{
+	(void)state;
+	for (int seed = 1; seed <= 40; seed++) {
+		rng = 0x9e3779b97f4a7c15ULL * (uint64_t)seed;
+		prof *p = random_prof(300, 12, seed % 2);
+		prof_nodemap am, m, hm;
+		assert_int_equal(nodemap_by_address(&am, p), 0);
+		check_all(p, &am, 1);
+		random_map(&m);
+		check_all(p, &m, 1);
+		/* Hidden names leave frames with no node at all. */
+		name_filter f;
+		memset(&f, 0, sizeof(f));
+		char err[200];
+		assert_int_equal(filter_set(&f, seed % 3 ? "^n[0-3]$" : "^n([0-9]|1[01])$", err, sizeof(err)), 0);
+		assert_int_equal(filter_hide_map(&hm, &m, &f), 0);
+		check_all(p, &hm, 1);
+		filter_clear(&f);
+		nodemap_free(&hm);
+		nodemap_free(&m);
+		nodemap_free(&am);
+		prof_free(p);
+	}
+}
+
+/* Past the two-thread threshold: the halves merge into one pass's result. */
+static void big_profile(void **state)
+{
+	(void)state;
+	rng = 0x2545f4914f6cdd1dULL;
+	prof *p = random_prof(250000, 6, 1);
+	prof_nodemap am, m;
+	assert_int_equal(nodemap_by_address(&am, p), 0);
+	random_map(&m);
+	expanded x;
+	expand_all(&x, p, &am);
+	for (uint32_t n = 0; n < am.nnodes; n += 7)
+		check_callgraph(p, &am, &x, n);
+	expanded_free(&x);
+	expand_all(&x, p, &m);
+	for (uint32_t n = 0; n < m.nnodes; n += 3)
+		check_callgraph(p, &m, &x, n);
+	expanded_free(&x);
+	nodemap_free(&m);
+	nodemap_free(&am);
+	prof_free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(random_profiles),
+		cmocka_unit_test(big_profile),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
