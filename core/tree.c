@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/callgraph.h"
-
 static uint32_t tree_new(calltree *t, uint32_t node, uint32_t parent, uint32_t depth)
 {
 	if (vec_grow((void **)&t->n, &t->cap, t->len + 1, sizeof(*t->n)))
@@ -18,59 +16,95 @@ static uint32_t tree_new(calltree *t, uint32_t node, uint32_t parent, uint32_t d
 	return (uint32_t)t->len++;
 }
 
-/* Children of i from its samples: the node at position depth (from the
- * root) of each sample's stack; sample lists are split between the kids. */
+/* The node k steps from the root end of stack (0: the outermost), or
+ * UINT32_MAX when the stack has no more than k nodes; *last says whether it
+ * is the stack's leaf node. Walks from the root, so no stack is expanded. */
+static uint32_t node_from_root(const prof *p, const prof_nodemap *m, uint32_t stack, uint32_t k, int *last)
+{
+	const prof_stack *st = &p->stacks.v[stack];
+	const uint32_t *fr = p->stack_frames.v + st->off;
+	if (m->identity) {
+		if (k >= st->depth)
+			return UINT32_MAX;
+		*last = k == st->depth - 1;
+		return fr[st->depth - 1 - k];
+	}
+	for (uint32_t d = st->depth; d-- > 0;) {
+		uint32_t f = fr[d], n = m->off[f + 1] - m->off[f];
+		if (k >= n) {
+			k -= n;
+			continue;
+		}
+		/* A frame's nodes are innermost first: from the root, last first. */
+		*last = k == n - 1;
+		for (uint32_t e = d; *last && e-- > 0;)
+			*last = m->off[fr[e]] == m->off[fr[e] + 1];
+		return m->nodes[m->off[f + 1] - 1 - k];
+	}
+	return UINT32_MAX;
+}
+
+/* Sample j of a node's list: the root's list is every sample. */
+static inline uint32_t list_at(const uint32_t *list, uint32_t j)
+{
+	return list ? list[j] : j;
+}
+
+/* Children of i: the node at position depth (from the root) of each of
+ * its samples' stacks. The samples of i are listed here, from its
+ * parent's (those whose stack has i's node at i's depth), in the same pass:
+ * one pass over the parent's samples, in order, so children appear in the
+ * order of their first sample. */
 static int tree_build_kids(calltree *t, uint32_t i)
 {
 	tree_node *x = &t->n[i];
 	if (x->built)
 		return 0;
-	uint32_t depth = x->parent == UINT32_MAX ? 0 : x->depth + 1;
-	size_t ns = x->nsamples;
-	uint32_t *kid_of = malloc((ns ? ns : 1) * sizeof(*kid_of));
-	uint32_t *slot = calloc(t->m->nnodes ? t->m->nnodes : 1, sizeof(*slot));
-	if (!kid_of || !slot)
-		goto fail;
+	int root = x->parent == UINT32_MAX;
+	uint32_t depth = root ? 0 : x->depth + 1, self = x->node, own = x->depth;
+	const uint32_t *from = root ? NULL : t->n[x->parent].samples;
+	uint32_t nfrom = root ? x->nsamples : t->n[x->parent].nsamples, nlist = 0;
+	/* A path every sample of its parent goes through (main under _start)
+	 * has its parent's list. */
+	int all = root || x->nsamples == nfrom;
+	uint32_t *list = NULL;
+	if (!all && !(list = malloc((x->nsamples ? x->nsamples : 1) * sizeof(*list))))
+		return -1;
 	uint32_t first = (uint32_t)t->len, nk = 0;
-	for (size_t j = 0; j < ns; j++) {
-		uint32_t si = t->n[i].samples[j];
+	for (uint32_t j = 0; j < nfrom; j++) {
+		uint32_t si = list_at(from, j);
 		const prof_sample *s = &t->p->samples.v[si];
-		long n = stack_nodes(t->p, t->m, s->stack, &t->buf, &t->bufcap);
-		if (n < 0)
-			goto fail;
-		kid_of[j] = UINT32_MAX;
-		if ((long)depth >= n)
-			continue;          /* the path ends here: flat of i */
-		uint32_t node = t->buf[n - 1 - depth];
-		if (!slot[node]) {
-			if (tree_new(t, node, i, depth) == UINT32_MAX)
-				goto fail;
-			slot[node] = ++nk;
-		}
-		uint32_t k = first + slot[node] - 1;
-		kid_of[j] = k;
-		tree_node *c = &t->n[k];
 		int64_t v[AGG_NMETRIC];
 		agg_sample_vals(s, v);
+		int last = 0;
+		if (root) {
+			for (int m = 0; m < AGG_NMETRIC; m++)
+				agg_add(&t->n[i].cum[m], v[m]);
+		} else if (!all) {
+			if (node_from_root(t->p, t->m, s->stack, own, &last) != self)
+				continue;
+			if (nlist < x->nsamples)
+				list[nlist++] = si;
+		}
+		uint32_t node = node_from_root(t->p, t->m, s->stack, depth, &last);
+		if (node == UINT32_MAX)
+			continue;          /* the path ends here: flat of i */
+		if (!t->slot[node]) {
+			if (tree_new(t, node, i, depth) == UINT32_MAX)
+				goto fail;
+			t->slot[node] = ++nk;
+		}
+		tree_node *c = &t->n[first + t->slot[node] - 1];
 		c->nsamples++;
 		c->seen |= AGG_SEEN_ALLOC | ((v[AGG_INUSE_BYTES] || v[AGG_INUSE_OBJS]) ? AGG_SEEN_INUSE : 0);
 		for (int m = 0; m < AGG_NMETRIC; m++) {
 			agg_add(&c->cum[m], v[m]);
-			if ((long)depth == n - 1)
+			if (last)
 				agg_add(&c->flat[m], v[m]);
 		}
 	}
-	for (uint32_t k = first; k < first + nk; k++) {
-		t->n[k].samples = malloc((t->n[k].nsamples ? t->n[k].nsamples : 1) * sizeof(uint32_t));
-		if (!t->n[k].samples)
-			goto fail;
-		t->n[k].nsamples = 0;
-	}
-	for (size_t j = 0; j < ns; j++)
-		if (kid_of[j] != UINT32_MAX) {
-			tree_node *c = &t->n[kid_of[j]];
-			c->samples[c->nsamples++] = t->n[i].samples[j];
-		}
+	for (uint32_t k = first; k < first + nk; k++)
+		t->slot[t->n[k].node] = 0;
 	x = &t->n[i];
 	x->kids = malloc((nk ? nk : 1) * sizeof(*x->kids));
 	if (!x->kids)
@@ -78,13 +112,16 @@ static int tree_build_kids(calltree *t, uint32_t i)
 	for (uint32_t k = 0; k < nk; k++)
 		x->kids[k] = first + k;
 	x->nkids = nk;
+	x->samples = all ? (uint32_t *)from : list;
+	x->borrowed = all;
+	x->nsamples = all ? nfrom : nlist;
 	x->built = 1;
-	free(kid_of);
-	free(slot);
 	return 0;
 fail:
-	free(kid_of);
-	free(slot);
+	for (uint32_t k = first; k < t->len; k++)
+		t->slot[t->n[k].node] = 0;
+	t->len = first;
+	free(list);
 	return -1;
 }
 
@@ -96,21 +133,13 @@ int tree_build(calltree *t, const prof *p, const prof_nodemap *m)
 	t->seen_mask = AGG_SEEN_INUSE;
 	if (tree_new(t, UINT32_MAX, UINT32_MAX, 0) == UINT32_MAX)
 		return -1;
-	tree_node *r = &t->n[0];
-	r->samples = malloc((p->samples.len ? p->samples.len : 1) * sizeof(uint32_t));
-	if (!r->samples) {
+	t->slot = calloc(m->nnodes ? m->nnodes : 1, sizeof(*t->slot));
+	if (!t->slot) {
 		tree_free(t);
 		return -1;
 	}
-	for (size_t i = 0; i < p->samples.len; i++) {
-		r->samples[i] = (uint32_t)i;
-		int64_t v[AGG_NMETRIC];
-		agg_sample_vals(&p->samples.v[i], v);
-		for (int k = 0; k < AGG_NMETRIC; k++)
-			agg_add(&r->cum[k], v[k]);
-	}
-	r->nsamples = p->samples.len;
-	r->expanded = 1;
+	t->n[0].nsamples = (uint32_t)p->samples.len;   /* its cum is summed with its kids */
+	t->n[0].expanded = 1;
 	if (tree_build_kids(t, 0) || tree_visible(t, AGG_INUSE_BYTES, AGG_SEEN_INUSE)) {
 		tree_free(t);
 		return -1;
@@ -122,11 +151,12 @@ void tree_free(calltree *t)
 {
 	for (size_t i = 0; i < t->len; i++) {
 		free(t->n[i].kids);
-		free(t->n[i].samples);
+		if (!t->n[i].borrowed)
+			free(t->n[i].samples);
 	}
 	free(t->n);
 	free(t->vis);
-	free(t->buf);
+	free(t->slot);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -1,7 +1,8 @@
 /* tree.h - the top-down call tree: from the outermost frames in, each tree
  * node a call path, with cum (every sample through the path) and flat
  * (samples whose leaf is the path's end), all four metrics. Children are
- * computed when a node is first expanded. No I/O. */
+ * computed when a node is first expanded, from the samples of its parent:
+ * memory goes with what is expanded, not with the profile. No I/O. */
 #ifndef MPROF_TREE_H
 #define MPROF_TREE_H
 
@@ -17,10 +18,12 @@ typedef struct tree_node {
 	uint8_t seen;           /* AGG_SEEN_* */
 	uint8_t expanded;       /* children shown */
 	uint8_t built;          /* kids computed */
+	uint8_t borrowed;       /* samples is its parent's */
 	uint32_t *kids;         /* tree indices, owned */
 	uint32_t nkids;
-	uint32_t *samples;      /* sample indices through this path, owned */
-	size_t nsamples;
+	uint32_t *samples;      /* sample indices through this path, listed when
+	                         * it is built; NULL: all samples */
+	uint32_t nsamples;
 	int64_t cum[AGG_NMETRIC], flat[AGG_NMETRIC];
 } tree_node;
 
@@ -33,8 +36,7 @@ typedef struct calltree {
 	size_t nvis;
 	enum agg_metric metric; /* order of siblings: cum of this, descending */
 	uint8_t seen_mask;      /* only nodes seen in this mode are shown */
-	uint32_t *buf;          /* scratch for stack_nodes */
-	size_t bufcap;
+	uint32_t *slot;         /* scratch per map node, kept zero between builds */
 } calltree;
 
 /* Builds the root and its children (the outermost nodes). 0 or -1 (ENOMEM). */
