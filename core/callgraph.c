@@ -1,6 +1,9 @@
-/* callgraph.c - callers/callees of a node in one pass over the samples. */
+/* callgraph.c - callers/callees of a node in one pass over the samples
+ * (two halves on two threads for big profiles); only the stacks that hold
+ * the node are expanded. */
 #include "core/callgraph.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,76 +50,191 @@ static int side_add(side *s, uint32_t node, uint32_t mark, const int64_t v[AGG_N
 	return 0;
 }
 
+/* Per frame, 1 when the frame stands for node: most stacks lack the node
+ * and are passed over without expanding them. NULL on ENOMEM. */
+static uint8_t *frames_with(const prof_nodemap *m, uint32_t node)
+{
+	uint8_t *hit = calloc(m->nframes ? m->nframes : 1, 1);
+	if (!hit)
+		return NULL;
+	for (uint32_t f = 0; f < m->nframes; f++)
+		for (uint32_t k = m->off[f]; k < m->off[f + 1]; k++)
+			if (m->nodes[k] == node)
+				hit[f] = 1;
+	return hit;
+}
+
+/* The first frame of stack that stands for the node (see frames_with),
+ * or -1. */
+static long stack_find(const prof *p, const uint8_t *hit, uint32_t stack)
+{
+	const prof_stack *st = &p->stacks.v[stack];
+	const uint32_t *fr = p->stack_frames.v + st->off;
+	for (uint32_t d = 0; d < st->depth; d++)
+		if (hit[fr[d]])
+			return d;
+	return -1;
+}
+
+/* One slice of the samples with its own accumulators, merged after. */
+typedef struct cg_part {
+	const prof *p;
+	const prof_nodemap *m;
+	const uint8_t *hit;
+	uint32_t node;
+	size_t from, to;
+	side s[2];          /* [0] callers, [1] callees */
+	uint8_t seen;
+	int64_t flat[AGG_NMETRIC], cum[AGG_NMETRIC];
+	int rc;
+} cg_part;
+
+static void *cg_run(void *arg)
+{
+	cg_part *t = arg;
+	const prof *p = t->p;
+	const prof_nodemap *m = t->m;
+	uint32_t node = t->node, *buf = NULL;
+	size_t cap = 0;
+	t->rc = -1;
+	for (size_t i = t->from; i < t->to; i++) {
+		const prof_sample *sm = &p->samples.v[i];
+		long at = stack_find(p, t->hit, sm->stack), n;
+		if (at < 0)
+			continue;
+		const uint32_t *nodes;
+		if (m->identity) {   /* node == frame: the stack as it is */
+			nodes = prof_stack_frames(p, sm->stack);
+			n = p->stacks.v[sm->stack].depth;
+		} else {
+			if ((n = stack_nodes(p, m, sm->stack, &buf, &cap)) < 0)
+				goto out;
+			nodes = buf;
+			for (at = 0; at < n && nodes[at] != node; at++)
+				;
+		}
+		int64_t v[AGG_NMETRIC];
+		agg_sample_vals(sm, v);
+		uint8_t seen = AGG_SEEN_ALLOC | ((v[AGG_INUSE_BYTES] || v[AGG_INUSE_OBJS]) ? AGG_SEEN_INUSE : 0);
+		uint32_t mark = (uint32_t)i + 1;
+		t->seen |= seen;
+		for (int k = 0; k < AGG_NMETRIC; k++) {
+			agg_add(&t->cum[k], v[k]);
+			if (at == 0)
+				agg_add(&t->flat[k], v[k]);
+		}
+		/* Recursion: every occurrence adds its edges, each edge once per stack. */
+		for (long d = at; d < n; d++) {
+			if (nodes[d] != node)
+				continue;
+			if (d + 1 < n && side_add(&t->s[0], nodes[d + 1], mark, v, seen))
+				goto out;
+			if (d > 0 && side_add(&t->s[1], nodes[d - 1], mark, v, seen))
+				goto out;
+		}
+	}
+	t->rc = 0;
+out:
+	free(buf);
+	return NULL;
+}
+
+/* Adds the edges of b to a; b's new ones go after a's, in b's order, as
+ * one pass over both slices would have found them. */
+static int side_merge(side *a, const side *b)
+{
+	for (size_t j = 0; j < b->n; j++) {
+		const cg_edge *e = &b->e[j];
+		if (!a->slot[e->node]) {
+			if (vec_grow((void **)&a->e, &a->cap, a->n + 1, sizeof(*a->e)))
+				return -1;
+			memset(&a->e[a->n], 0, sizeof(a->e[0]));
+			a->e[a->n].node = e->node;
+			a->slot[e->node] = (uint32_t)++a->n;
+		}
+		cg_edge *x = &a->e[a->slot[e->node] - 1];
+		x->seen |= e->seen;
+		for (int k = 0; k < AGG_NMETRIC; k++)
+			agg_add(&x->v[k], e->v[k]);
+	}
+	return 0;
+}
+
+#define CG_THREADS 2
+
 int callgraph_compute(callgraph *cg, const prof *p, const prof_nodemap *m, uint32_t node)
 {
 	memset(cg, 0, sizeof(*cg));
 	cg->node = node;
 	size_t nn = m->nnodes ? m->nnodes : 1;
-	side s[2] = { { 0 } };   /* [0] callers, [1] callees */
-	uint32_t *buf = NULL;
-	size_t cap = 0;
-	int rc = -1;
-	for (int i = 0; i < 2; i++) {
-		s[i].slot = calloc(nn, sizeof(uint32_t));
-		s[i].stamp = calloc(nn, sizeof(uint32_t));
-		if (!s[i].slot || !s[i].stamp)
-			goto out;
-	}
+	/* Big profiles are scanned in two halves on two threads, as agg does. */
+	int nt = p->samples.len >= 200000 ? CG_THREADS : 1, rc = -1;
+	cg_part t[CG_THREADS] = { { 0 } };
+	pthread_t tid[CG_THREADS];
+	int started[CG_THREADS] = { 0 };
+	uint8_t *hit = NULL;
+	for (int i = 0; i < nt; i++)
+		for (int k = 0; k < 2; k++) {
+			t[i].s[k].slot = calloc(nn, sizeof(uint32_t));
+			t[i].s[k].stamp = calloc(nn, sizeof(uint32_t));
+			if (!t[i].s[k].slot || !t[i].s[k].stamp)
+				goto out;
+		}
 	if (node >= m->nnodes) {
 		rc = 0;
 		goto out;
 	}
-	for (size_t i = 0; i < p->samples.len; i++) {
-		const prof_sample *sm = &p->samples.v[i];
-		long n = stack_nodes(p, m, sm->stack, &buf, &cap);
-		if (n < 0)
-			goto out;
-		long at = -1;
-		for (long d = 0; d < n; d++)
-			if (buf[d] == node) {
-				at = d;
-				break;
-			}
-		if (at < 0)
-			continue;
-		int64_t v[AGG_NMETRIC];
-		agg_sample_vals(sm, v);
-		uint8_t seen = AGG_SEEN_ALLOC | ((v[AGG_INUSE_BYTES] || v[AGG_INUSE_OBJS]) ? AGG_SEEN_INUSE : 0);
-		uint32_t mark = (uint32_t)i + 1;
-		cg->seen |= seen;
-		for (int k = 0; k < AGG_NMETRIC; k++) {
-			agg_add(&cg->cum[k], v[k]);
-			if (at == 0)
-				agg_add(&cg->flat[k], v[k]);
-		}
-		/* Recursion: every occurrence adds its edges, each edge once per stack. */
-		for (long d = at; d < n; d++) {
-			if (buf[d] != node)
-				continue;
-			if (d + 1 < n && side_add(&s[0], buf[d + 1], mark, v, seen))
-				goto out;
-			if (d > 0 && side_add(&s[1], buf[d - 1], mark, v, seen))
-				goto out;
-		}
+	if (!(hit = frames_with(m, node)))
+		goto out;
+	for (int i = 0; i < nt; i++) {
+		t[i].p = p;
+		t[i].m = m;
+		t[i].hit = hit;
+		t[i].node = node;
+		t[i].from = p->samples.len * (size_t)i / (size_t)nt;
+		t[i].to = p->samples.len * (size_t)(i + 1) / (size_t)nt;
 	}
+	for (int i = 1; i < nt; i++)
+		started[i] = !pthread_create(&tid[i], NULL, cg_run, &t[i]);
+	for (int i = 1; i < nt; i++)
+		if (!started[i])
+			cg_run(&t[i]);
+	cg_run(&t[0]);
+	for (int i = 1; i < nt; i++)
+		if (started[i])
+			pthread_join(tid[i], NULL);
+	for (int i = 0; i < nt; i++)
+		if (t[i].rc)
+			goto out;
+	for (int i = 1; i < nt; i++) {
+		t[0].seen |= t[i].seen;
+		for (int k = 0; k < AGG_NMETRIC; k++) {
+			agg_add(&t[0].cum[k], t[i].cum[k]);
+			agg_add(&t[0].flat[k], t[i].flat[k]);
+		}
+		if (side_merge(&t[0].s[0], &t[i].s[0]) || side_merge(&t[0].s[1], &t[i].s[1]))
+			goto out;
+	}
+	cg->seen = t[0].seen;
+	memcpy(cg->cum, t[0].cum, sizeof(cg->cum));
+	memcpy(cg->flat, t[0].flat, sizeof(cg->flat));
+	cg->callers = t[0].s[0].e;
+	cg->ncallers = cg->ncallers_shown = t[0].s[0].n;
+	cg->callees = t[0].s[1].e;
+	cg->ncallees = cg->ncallees_shown = t[0].s[1].n;
+	t[0].s[0].e = t[0].s[1].e = NULL;
 	rc = 0;
 out:
-	free(buf);
-	for (int i = 0; i < 2; i++) {
-		free(s[i].slot);
-		free(s[i].stamp);
-	}
-	if (rc) {
-		free(s[0].e);
-		free(s[1].e);
+	free(hit);
+	for (int i = 0; i < nt; i++)
+		for (int k = 0; k < 2; k++) {
+			free(t[i].s[k].slot);
+			free(t[i].s[k].stamp);
+			free(t[i].s[k].e);
+		}
+	if (rc)
 		memset(cg, 0, sizeof(*cg));
-		return -1;
-	}
-	cg->callers = s[0].e;
-	cg->ncallers = cg->ncallers_shown = s[0].n;
-	cg->callees = s[1].e;
-	cg->ncallees = cg->ncallees_shown = s[1].n;
-	return 0;
+	return rc;
 }
 
 static int sort_metric;
