@@ -1,7 +1,8 @@
-/* view.h - the analyzer's view state and every key's effect on it, with no
+/* view.h - the analyzer's view state and every operation on it, with no
  * terminal: metric, sort, granularity, focus/hide filters, the screens'
  * navigation history with selection and scroll. The TUI draws what is here
- * and maps keys onto these calls; tests call them directly. */
+ * and maps its keys onto these calls (key letters and help text are its
+ * own); tests call them directly. */
 #ifndef MPROF_VIEW_H
 #define MPROF_VIEW_H
 
@@ -15,7 +16,7 @@
 
 enum view_kind { VIEW_TABLE, VIEW_PEEK, VIEW_TREE, VIEW_HELP, VIEW_SOURCE };
 
-/* Sortable columns of the table, in '<' '>' order. */
+/* Sortable columns of the table, in view_sort_step's order. */
 enum view_sort { VIEW_SORT_FLAT, VIEW_SORT_CUM, VIEW_SORT_OBJS, VIEW_SORT_NAME, VIEW_NSORT };
 
 #define VIEW_HISTORY 64
@@ -71,7 +72,7 @@ typedef struct view {
 	view_screen hist[VIEW_HISTORY];
 	int depth;                    /* hist[depth - 1] is on screen */
 	size_t page;                  /* rows per page, set by the drawer */
-	size_t source_rows;           /* SOURCE: lines of the pane, set by its opener */
+	size_t pane_rows;             /* HELP, SOURCE: lines of the pane, set by its opener */
 	char status[VIEW_STATUS_LEN]; /* one-line message; "" for none */
 } view;
 
@@ -79,7 +80,8 @@ typedef struct view {
  * 0 or -1 (ENOMEM). Free with view_free. */
 int view_init(view *v, const prof *p, const prof_nodemap *m, const agg *a, const char *path);
 void view_free(view *v);
-/* Declares more granularities ('g' cycles them); build makes their maps. */
+/* Declares more granularities (view_gran_next cycles them); build makes
+ * their maps. */
 void view_add_gran(view *v, const char *name);
 void view_set_gran_builder(view *v, view_gran_fn build, void *ctx);
 
@@ -112,30 +114,31 @@ const char *view_node_name(const view *v, uint32_t node);
 /* PEEK: row -> 0 caller, 1 centre, 2 callee; the edge through *e if any. */
 int view_peek_row(const view *v, size_t row, const cg_edge **e);
 
-/* Keys. Each returns 0, or -1 with v->status saying why nothing changed. */
-int view_toggle_alloc(view *v);                    /* s */
-int view_toggle_objects(view *v);                  /* o */
-int view_sort_by(view *v, enum view_sort s);       /* F, C */
-int view_sort_step(view *v, int dir);              /* < (-1), > (+1) */
-int view_sort_reverse(view *v);                    /* r */
-int view_move(view *v, long delta);                /* arrows, j/k, PgUp/PgDn */
-int view_move_to(view *v, size_t row);             /* Home, End, mouse click */
-int view_enter(view *v);                           /* Enter: peek at the row */
-int view_back(view *v);                            /* Backspace, Esc */
-int view_open_tree(view *v);                       /* t */
-int view_tree_expand(view *v);                     /* Right, + */
-int view_tree_collapse(view *v);                   /* Left, - */
-int view_tree_heaviest(view *v);                   /* * */
-int view_filter_set(view *v, const char *re);      /* / */
-int view_hide_set(view *v, const char *re);        /* \ */
-int view_filters_clear(view *v);                   /* c */
-int view_next_match(view *v, int dir);             /* n (+1), N (-1) */
-int view_gran_next(view *v);                       /* g */
-int view_help(view *v);                            /* ?, F1 */
-/* l: the source pane of node, nrows lines (the caller's text), the cursor
- * on line sel. */
+/* Operations (the TUI's keys map onto them). Each returns 0, or -1 with
+ * v->status saying why nothing changed. */
+int view_toggle_alloc(view *v);                    /* in use <-> alloc */
+int view_toggle_objects(view *v);                  /* bytes <-> objects */
+int view_sort_by(view *v, enum view_sort s);       /* the table by a column */
+int view_sort_step(view *v, int dir);              /* previous (-1) / next (+1) column */
+int view_sort_reverse(view *v);
+int view_move(view *v, long delta);                /* rows up (<0) or down */
+int view_move_to(view *v, size_t row);             /* SIZE_MAX: the last */
+int view_enter(view *v);                           /* peek at the row */
+int view_back(view *v);                            /* the previous screen */
+int view_open_tree(view *v);
+int view_tree_expand(view *v);
+int view_tree_collapse(view *v);                   /* or up to the parent */
+int view_tree_heaviest(view *v);                   /* expand the heaviest path */
+int view_filter_set(view *v, const char *re);      /* focus: rows matching re */
+int view_hide_set(view *v, const char *re);        /* hide frames matching re */
+int view_filters_clear(view *v);                   /* focus and hide */
+int view_next_match(view *v, int dir);             /* next (+1) / previous (-1) focus match */
+int view_gran_next(view *v);
+/* The help screen of nlines lines (the TUI's text); on it: back. */
+int view_help(view *v, size_t nlines);
+/* The source pane of node, nrows lines (the caller's text), the cursor on
+ * line sel. */
 int view_open_source(view *v, uint32_t node, size_t nrows, size_t sel);
-int view_unavailable(view *v, int key);            /* d m p w l */
 
 /* The profile under the view changed (a live refresh, a switch to or from
  * a snapshot diff): p (borrowed) replaces it. Needs the builder: with
@@ -150,12 +153,5 @@ int view_reload(view *v, const prof *p, int frames_changed);
  * plain count, into buf; returns buf. */
 char *view_fmt_value(char *buf, size_t len, int64_t v, int objects);
 const char *view_sort_name(enum view_sort s);
-
-/* The help screen's lines: every key and what it does (key "" = a heading). */
-typedef struct view_help_line {
-	const char *key, *what;
-} view_help_line;
-extern const view_help_line view_help_lines[];
-extern const size_t view_help_count;
 
 #endif

@@ -121,6 +121,13 @@ static void mouse_key(app *a)
 	}
 }
 
+/* A key whose mode is not the one on screen (m, p). */
+static void key_unavailable(view *v, int key)
+{
+	const char *what = key == 'm' ? "snapshot" : key == 'p' ? "pause" : "this key";
+	snprintf(v->status, sizeof(v->status), "'%c' (%s): not available in this mode", key, what);
+}
+
 /* The keys every screen shares. */
 static int common_key(app *a, int key)
 {
@@ -144,11 +151,20 @@ static int common_key(app *a, int key)
 	case '/': return REACT_PROMPT_FOCUS;
 	case '\\': case 'h': return REACT_PROMPT_HIDE;
 	case 'c': view_filters_clear(v); break;
-	case 'n': view_next_match(v, 1); break;
-	case 'N': view_next_match(v, -1); break;
-	case '?': case KEY_F(1): view_help(v); break;
+	case 'n': case 'N':
+		if (!filter_active(&v->focus))   /* the hint names the key that sets one */
+			snprintf(v->status, sizeof(v->status), "no focus regex: press / first");
+		else
+			view_next_match(v, key == 'n' ? 1 : -1);
+		break;
+	case '?': case KEY_F(1): view_help(v, help_count); break;
 	case '\n': case '\r': case KEY_ENTER: view_enter(v); break;
-	case 27: case KEY_BACKSPACE: case 127: case 8: view_back(v); break;
+	case 27: case KEY_BACKSPACE: case 127: case 8:
+		if (v->depth <= 1)   /* the hint names the key that quits from here */
+			snprintf(v->status, sizeof(v->status), "already at the main table (q quits)");
+		else
+			view_back(v);
+		break;
 	case 'q':
 		if (v->depth > 1) {
 			view_back(v);
@@ -161,7 +177,7 @@ static int common_key(app *a, int key)
 		snprintf(v->status, sizeof(v->status),
 			 "'d' (diff): not available in this mode: give two files (mprof-tui BASE NEW)");
 		break;
-	case 'm': case 'p': view_unavailable(v, key); break;
+	case 'm': case 'p': key_unavailable(v, key); break;
 	case 'w': case 'W': return write_ui_ask(a, key == 'W') | REACT_REDRAW;
 	case 'e': return REACT_PROMPT_EXPORT | REACT_REDRAW;
 	case 'l': return source_open(a) | REACT_REDRAW;

@@ -110,6 +110,14 @@ typedef struct screen_ops {
 
 extern const screen_ops table_ops, peek_ops, tree_ops, help_ops, source_ops;
 
+/* help.c: the help screen's lines, every key and what it does (key "": a
+ * heading). */
+typedef struct help_line {
+	const char *key, *what;
+} help_line;
+extern const help_line help_lines[];
+extern const size_t help_count;
+
 /* chrome.c: title, status line, key bar and the text helpers. */
 void chrome_init_attrs(app *a);
 void chrome_draw(app *a, const screen_ops *ops);

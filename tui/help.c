@@ -1,7 +1,60 @@
-/* help.c - every key, from the view's own list. */
+/* help.c - the help screen: every key and what it does. The text is the
+ * UI's own (core knows operations, not keys). */
 #include <string.h>
 
 #include "tui/app.h"
+
+const help_line help_lines[] = {
+	{ "", "Screens" },
+	{ "Enter", "callers/callees of the selected row (re-centres on a caller/callee)" },
+	{ "t", "top-down call tree from the outermost frames" },
+	{ "l", "source pane: the row's inline chain (addr2line -Cif), its file with bytes per line" },
+	{ "Backspace Esc", "back to the previous screen" },
+	{ "q", "back from a sub-screen; quit from the main table" },
+	{ "Q", "quit from anywhere" },
+	{ "? F1", "this help" },
+	{ "", "What is counted" },
+	{ "s", "switch in use / alloc space" },
+	{ "o", "switch bytes / objects" },
+	{ "g", "granularity: next of address, function, line, module (those built)" },
+	{ "", "Two files (mprof-tui BASE NEW) and exports" },
+	{ "d", "toggle the diff NEW - BASE on every screen (signed deltas)" },
+	{ "e", "export the view: pprof, folded, skynet or native, to a file" },
+	{ "", "Sorting (main table)" },
+	{ "F", "sort by flat (the node is the leaf)" },
+	{ "C", "sort by cum (the node is anywhere in the stack)" },
+	{ "< >", "sort by the previous / next column: flat, cum, objects, name" },
+	{ "r", "reverse the order" },
+	{ "", "Filters (shown in the header)" },
+	{ "/", "focus: table rows whose name matches a regex (smart case)" },
+	{ "n N", "next / previous row matching the focus regex" },
+	{ "\\ h", "hide frames matching a regex from every stack (pprof's hide)" },
+	{ "c", "clear the focus and hide regexes" },
+	{ "", "Call tree" },
+	{ "Right +", "expand the selected node" },
+	{ "Left -", "collapse it (or go to its parent)" },
+	{ "*", "expand the heaviest path below the selected node" },
+	{ "", "Moving" },
+	{ "Up Down k j", "previous / next row" },
+	{ "PgUp PgDn", "previous / next page" },
+	{ "Home End", "first / last row" },
+	{ "mouse", "wheel scrolls, click selects" },
+	{ "", "Live mode (--attach PID, -- CMD) and writing" },
+	{ "m", "take a snapshot (numbered, with its time and total)" },
+	{ "d", "diff two snapshots (now counts as one): growth per row, NEW rows; d again closes" },
+	{ "p", "pause / resume the updates" },
+	{ "w W", "write now, a snapshot (#N FILE) or the diff: native (w) or skynet v1 (W)" },
+	{ "", "Recordings (mprof-tui DIR): every screen shows the heap at the cursor" },
+	{ "Left Right", "move the cursor a 100 ms bucket (Shift-Left/Right in the tree)" },
+	{ "{ }", "move ten buckets" },
+	{ "[ ]", "previous / next local peak" },
+	{ "P", "the run's peak" },
+	{ "m", "set the mark at the cursor" },
+	{ "d", "growth from the mark to the cursor; d again closes" },
+	{ "L", "allocations made between mark and cursor still alive at the end" },
+	{ "T", "temporary allocations per stack, lifetime histogram of the row" },
+};
+const size_t help_count = sizeof(help_lines) / sizeof(help_lines[0]);
 
 static void help_draw(app *a)
 {
@@ -11,10 +64,10 @@ static void help_draw(app *a)
 	wattrset(a->w, a->attr[ATTR_HEAD]);
 	mvwhline(a->w, y, 0, ' ', a->wd);
 	put_text(a, y, 0, a->wd, " key            action        (q, Esc, ? or Enter: back)", a->attr[ATTR_HEAD], 1);
-	long n = (long)view_help_count;
+	long n = (long)help_count;
 	long top = scroll_lines(a, (long)s->sel, n, a->list_h);
 	for (int i = 0; i < a->list_h && top + i < n; i++) {
-		const view_help_line *h = &view_help_lines[top + i];
+		const help_line *h = &help_lines[top + i];
 		int yy = a->list_y + i;
 		line_set(a, yy, top + i);
 		attr_t at = (size_t)(top + i) == s->sel ? a->attr[ATTR_SEL] : A_NORMAL;
