@@ -1,11 +1,11 @@
 /* agg.c - node maps and the flat/cum aggregation. */
 #include "core/agg.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/parts.h"
 #include "core/strix.h"
 
 static uint32_t str_add(prof_nodemap *m, const char *s)
@@ -207,18 +207,15 @@ static int part_init(agg_part *t, size_t n)
 	return t->cum && t->flat && t->flags && t->stamp ? 0 : -1;
 }
 
-#define AGG_THREADS 2
-
 int agg_compute(agg *a, const prof *p, const prof_nodemap *m)
 {
 	memset(a, 0, sizeof(*a));
 	a->nnodes = m->nnodes;
 	size_t n = m->nnodes ? m->nnodes : 1;
 	/* Big profiles are summed in two halves on two threads, then merged. */
-	int nt = p->samples.len >= 200000 ? AGG_THREADS : 1;
-	agg_part t[AGG_THREADS] = { { 0 } };
-	pthread_t tid[AGG_THREADS];
-	int started[AGG_THREADS] = { 0 }, rc = 0;
+	int nt = parts_for(p->samples.len);
+	agg_part t[PARTS_MAX] = { { 0 } };
+	int rc = 0;
 	for (int i = 0; i < nt; i++) {
 		t[i].p = p;
 		t[i].m = m;
@@ -228,15 +225,7 @@ int agg_compute(agg *a, const prof *p, const prof_nodemap *m)
 			rc = -1;
 	}
 	if (!rc) {
-		for (int i = 1; i < nt; i++)
-			started[i] = !pthread_create(&tid[i], NULL, agg_run, &t[i]);
-		for (int i = 1; i < nt; i++)
-			if (!started[i])
-				agg_run(&t[i]);
-		agg_run(&t[0]);
-		for (int i = 1; i < nt; i++)
-			if (started[i])
-				pthread_join(tid[i], NULL);
+		parts_run(agg_run, t, sizeof(t[0]), nt);
 		a->v = malloc(n * sizeof(*a->v));
 		a->flags = t[0].flags;
 		t[0].flags = NULL;

@@ -2,8 +2,8 @@
  * (two halves on two threads for big profiles); only the stacks that hold
  * the node are expanded. */
 #include "core/callgraph.h"
+#include "core/parts.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,11 +31,9 @@ typedef struct side {
 	size_t n, cap;
 } side;
 
-static int side_add(side *s, uint32_t node, uint32_t mark, const int64_t v[AGG_NMETRIC], uint8_t seen)
+/* Adds v and seen to the edge to node, made (last) when new. 0 or -1. */
+static int side_put(side *s, uint32_t node, const int64_t v[AGG_NMETRIC], uint8_t seen)
 {
-	if (s->stamp[node] == mark)
-		return 0;
-	s->stamp[node] = mark;
 	if (!s->slot[node]) {
 		if (vec_grow((void **)&s->e, &s->cap, s->n + 1, sizeof(*s->e)))
 			return -1;
@@ -48,6 +46,15 @@ static int side_add(side *s, uint32_t node, uint32_t mark, const int64_t v[AGG_N
 	for (int k = 0; k < AGG_NMETRIC; k++)
 		agg_add(&e->v[k], v[k]);
 	return 0;
+}
+
+/* The same once per stack (mark: the sample's). */
+static int side_add(side *s, uint32_t node, uint32_t mark, const int64_t v[AGG_NMETRIC], uint8_t seen)
+{
+	if (s->stamp[node] == mark)
+		return 0;
+	s->stamp[node] = mark;
+	return side_put(s, node, v, seen);
 }
 
 /* Per frame, 1 when the frame stands for node: most stacks lack the node
@@ -143,24 +150,11 @@ out:
  * one pass over both slices would have found them. */
 static int side_merge(side *a, const side *b)
 {
-	for (size_t j = 0; j < b->n; j++) {
-		const cg_edge *e = &b->e[j];
-		if (!a->slot[e->node]) {
-			if (vec_grow((void **)&a->e, &a->cap, a->n + 1, sizeof(*a->e)))
-				return -1;
-			memset(&a->e[a->n], 0, sizeof(a->e[0]));
-			a->e[a->n].node = e->node;
-			a->slot[e->node] = (uint32_t)++a->n;
-		}
-		cg_edge *x = &a->e[a->slot[e->node] - 1];
-		x->seen |= e->seen;
-		for (int k = 0; k < AGG_NMETRIC; k++)
-			agg_add(&x->v[k], e->v[k]);
-	}
+	for (size_t j = 0; j < b->n; j++)
+		if (side_put(a, b->e[j].node, b->e[j].v, b->e[j].seen))
+			return -1;
 	return 0;
 }
-
-#define CG_THREADS 2
 
 int callgraph_compute(callgraph *cg, const prof *p, const prof_nodemap *m, uint32_t node)
 {
@@ -168,10 +162,8 @@ int callgraph_compute(callgraph *cg, const prof *p, const prof_nodemap *m, uint3
 	cg->node = node;
 	size_t nn = m->nnodes ? m->nnodes : 1;
 	/* Big profiles are scanned in two halves on two threads, as agg does. */
-	int nt = p->samples.len >= 200000 ? CG_THREADS : 1, rc = -1;
-	cg_part t[CG_THREADS] = { { 0 } };
-	pthread_t tid[CG_THREADS];
-	int started[CG_THREADS] = { 0 };
+	int nt = parts_for(p->samples.len), rc = -1;
+	cg_part t[PARTS_MAX] = { { 0 } };
 	uint8_t *hit = NULL;
 	for (int i = 0; i < nt; i++)
 		for (int k = 0; k < 2; k++) {
@@ -194,15 +186,7 @@ int callgraph_compute(callgraph *cg, const prof *p, const prof_nodemap *m, uint3
 		t[i].from = p->samples.len * (size_t)i / (size_t)nt;
 		t[i].to = p->samples.len * (size_t)(i + 1) / (size_t)nt;
 	}
-	for (int i = 1; i < nt; i++)
-		started[i] = !pthread_create(&tid[i], NULL, cg_run, &t[i]);
-	for (int i = 1; i < nt; i++)
-		if (!started[i])
-			cg_run(&t[i]);
-	cg_run(&t[0]);
-	for (int i = 1; i < nt; i++)
-		if (started[i])
-			pthread_join(tid[i], NULL);
+	parts_run(cg_run, t, sizeof(t[0]), nt);
 	for (int i = 0; i < nt; i++)
 		if (t[i].rc)
 			goto out;
