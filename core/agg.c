@@ -88,9 +88,11 @@ void nodemap_free(prof_nodemap *m)
 	free(m->index);
 	free(m->off);
 	free(m->nodes);
-	free(m->name);
-	free(m->flags);
-	free(m->strs);
+	if (!m->names_borrowed) {
+		free(m->name);
+		free(m->flags);
+		free(m->strs);
+	}
 	memset(m, 0, sizeof(*m));
 }
 

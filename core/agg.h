@@ -44,6 +44,7 @@ typedef struct prof_nodemap {
 	size_t nodes_len, nodes_cap, nnodes_cap;
 	uint32_t cur;          /* builder: the frame being filled */
 	int identity;          /* node == frame for every frame (address granularity) */
+	int names_borrowed;    /* name, flags and strs are another map's (filter_hide_map) */
 	void *index;           /* builder: name -> node hash, owned */
 } prof_nodemap;
 

@@ -52,24 +52,18 @@ int filter_match(const name_filter *f, const char *name)
 	return !f->pattern || regexec(&f->re, name, 0, NULL, 0) == 0;
 }
 
-static void *dup_mem(const void *src, size_t n)
-{
-	void *d = malloc(n ? n : 1);
-	if (d && n)
-		memcpy(d, src, n);
-	return d;
-}
-
 int filter_hide_map(prof_nodemap *dst, const prof_nodemap *src, const name_filter *hide)
 {
 	memset(dst, 0, sizeof(*dst));
 	uint8_t *drop = calloc(src->nnodes ? src->nnodes : 1, 1);
 	dst->off = malloc(((size_t)src->nframes + 1) * sizeof(*dst->off));
 	dst->nodes = malloc((src->nodes_len ? src->nodes_len : 1) * sizeof(*dst->nodes));
-	dst->name = dup_mem(src->name, (size_t)src->nnodes * sizeof(*src->name));
-	dst->flags = dup_mem(src->flags, src->nnodes);
-	dst->strs = dup_mem(src->strs, src->strs_len);
-	if (!drop || !dst->off || !dst->nodes || !dst->name || !dst->flags || !dst->strs) {
+	/* The same nodes by the same names: those are src's, not copied. */
+	dst->name = src->name;
+	dst->flags = src->flags;
+	dst->strs = src->strs;
+	dst->names_borrowed = 1;
+	if (!drop || !dst->off || !dst->nodes) {
 		free(drop);
 		nodemap_free(dst);
 		return -1;

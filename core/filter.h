@@ -27,8 +27,9 @@ static inline int filter_active(const name_filter *f)
 int filter_match(const name_filter *f, const char *name);
 
 /* Copies src into dst without the nodes whose names match hide: node ids and
- * names stay the same, hidden nodes just never appear in a stack. dst is
- * freed with nodemap_free. Returns 0 or -1 (ENOMEM). */
+ * names stay the same, hidden nodes just never appear in a stack. dst
+ * borrows src's names (src outlives it) and is freed with nodemap_free.
+ * Returns 0 or -1 (ENOMEM). */
 int filter_hide_map(prof_nodemap *dst, const prof_nodemap *src, const name_filter *hide);
 
 #endif
