@@ -15,15 +15,8 @@
 #include "core/agg.h"
 #include "core/filter.h"
 #include "core/load.h"
+#include "test/unit/helpers/randprof.h"
 
-static uint64_t rng;
-static uint32_t rnd(uint32_t n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng % n);
-}
 
 static void expect_same(const agg *x, const agg *y)
 {
@@ -65,39 +58,16 @@ static void random_profiles(void **state)
 {
 	(void)state;
 	for (int seed = 1; seed <= 60; seed++) {
-		rng = 0x9e3779b97f4a7c15ULL * (uint64_t)seed;
-		prof *p = prof_new();
+		randprof_seed(0x9e3779b97f4a7c15ULL * (uint64_t)seed);
+		prof *p = randprof_new(300, 12, 0);
 		assert_non_null(p);
-		for (uint32_t f = 0; f < 40; f++)
-			assert_int_not_equal(prof_frame_intern(p, 0x1000 + f), PROF_NONE);
-		for (int s = 0; s < 300; s++) {
-			uint32_t depth = rnd(13);
-			uint32_t *dst = prof_stack_begin(p, depth);
-			assert_non_null(dst);
-			for (uint32_t d = 0; d < depth; d++)
-				dst[d] = rnd(4) == 0 && d ? dst[rnd(d)] : rnd(40);
-			uint32_t sid = prof_stack_commit(p, depth);
-			assert_int_not_equal(sid, PROF_NONE);
-			uint64_t objs = 1 + rnd(5), size = 8 * (1 + rnd(100));
-			uint64_t fo = rnd(3) == 0 ? objs : rnd((uint32_t)objs);
-			assert_int_equal(prof_sample_add(p, sid, size, objs, objs * size, fo, fo * size), 0);
-		}
 		prof_nodemap m;
-		assert_int_equal(nodemap_begin(&m, 40), 0);
-		for (uint32_t f = 0; f < 40; f++) {
-			uint32_t k = 1 + rnd(3);
-			for (uint32_t i = 0; i < k; i++) {
-				char name[8];
-				snprintf(name, sizeof(name), "n%u", rnd(12));
-				assert_int_equal(nodemap_push(&m, nodemap_node(&m, name, i + 1 < k ? AGG_NODE_INLINE : 0)), 0);
-			}
-			nodemap_end_frame(&m);
-		}
+		assert_int_equal(randprof_map(&m), 0);
 		char re[64];
 		int len = 0;
 		re[0] = 0;
 		for (int i = 0; i < 12; i++)   /* about a third of the names */
-			if (rnd(3) == 0)
+			if (randprof_rnd(3) == 0)
 				len += snprintf(re + len, sizeof(re) - (size_t)len, "%s^n%d$", len ? "|" : "", i);
 		check_hide(p, &m, len ? re : "^n0$");
 		check_hide(p, &m, "n");   /* everything hidden */

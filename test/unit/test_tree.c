@@ -18,60 +18,7 @@
 #include "core/callgraph.h"
 #include "core/filter.h"
 #include "core/tree.h"
-
-static uint64_t rng;
-static uint32_t rnd(uint32_t n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng % n);
-}
-
-#define NFRAMES 40
-
-/* nsamples samples over NFRAMES frames, stacks of depth 0..maxdepth with
- * recursion; with chain, frames 38 and 39 are the two outermost of every
- * stack (main under _start). */
-static prof *random_prof(size_t nsamples, uint32_t maxdepth, int chain)
-{
-	prof *p = prof_new();
-	assert_non_null(p);
-	for (uint32_t f = 0; f < NFRAMES; f++)
-		assert_int_not_equal(prof_frame_intern(p, 0x1000 + f), PROF_NONE);
-	for (size_t s = 0; s < nsamples; s++) {
-		uint32_t depth = rnd(maxdepth + 1), all = depth + (chain ? 2 : 0);
-		uint32_t *dst = prof_stack_begin(p, all);
-		assert_non_null(dst);
-		for (uint32_t d = 0; d < depth; d++)
-			dst[d] = rnd(4) == 0 && d ? dst[rnd(d)] : rnd(chain ? NFRAMES - 2 : NFRAMES);
-		if (chain) {
-			dst[depth] = 38;
-			dst[depth + 1] = 39;
-		}
-		uint32_t sid = prof_stack_commit(p, all);
-		assert_int_not_equal(sid, PROF_NONE);
-		uint64_t objs = 1 + rnd(5), size = 8 * (1 + rnd(100));
-		uint64_t fo = rnd(3) == 0 ? objs : rnd((uint32_t)objs);
-		assert_int_equal(prof_sample_add(p, sid, size, objs, objs * size, fo, fo * size), 0);
-	}
-	return p;
-}
-
-/* A frame is 1-3 nodes over 12 names (an inline chain; names repeat). */
-static void random_map(prof_nodemap *m)
-{
-	assert_int_equal(nodemap_begin(m, NFRAMES), 0);
-	for (uint32_t f = 0; f < NFRAMES; f++) {
-		uint32_t k = 1 + rnd(3);
-		for (uint32_t i = 0; i < k; i++) {
-			char name[8];
-			snprintf(name, sizeof(name), "n%u", rnd(12));
-			assert_int_equal(nodemap_push(m, nodemap_node(m, name, i + 1 < k ? AGG_NODE_INLINE : 0)), 0);
-		}
-		nodemap_end_frame(m);
-	}
-}
+#include "test/unit/helpers/randprof.h"
 
 /* Every sample's nodes, root first. */
 typedef struct expanded {
@@ -299,12 +246,13 @@ static void random_profiles(void **state)
 {
 	(void)state;
 	for (int seed = 1; seed <= 40; seed++) {
-		rng = 0x9e3779b97f4a7c15ULL * (uint64_t)seed;
-		prof *p = random_prof(300, 12, seed % 2);
+		randprof_seed(0x9e3779b97f4a7c15ULL * (uint64_t)seed);
+		prof *p = randprof_new(300, 12, seed % 2);
+		assert_non_null(p);
 		prof_nodemap am, m, hm;
 		assert_int_equal(nodemap_by_address(&am, p), 0);
 		check_all(p, &am, 1);
-		random_map(&m);
+		assert_int_equal(randprof_map(&m), 0);
 		check_all(p, &m, 1);
 		/* Hidden names leave frames with no node at all. */
 		name_filter f;
@@ -325,11 +273,12 @@ static void random_profiles(void **state)
 static void big_profile(void **state)
 {
 	(void)state;
-	rng = 0x2545f4914f6cdd1dULL;
-	prof *p = random_prof(250000, 6, 1);
+	randprof_seed(0x2545f4914f6cdd1dULL);
+	prof *p = randprof_new(250000, 6, 1);
+	assert_non_null(p);
 	prof_nodemap am, m;
 	assert_int_equal(nodemap_by_address(&am, p), 0);
-	random_map(&m);
+	assert_int_equal(randprof_map(&m), 0);
 	expanded x;
 	expand_all(&x, p, &am);
 	for (uint32_t n = 0; n < am.nnodes; n += 7)
