@@ -60,6 +60,7 @@ typedef struct view {
 	int alloc, objects;           /* the metric */
 	enum view_sort sort;
 	int reverse;
+	int by_change;                /* a diff: the biggest change first, shrink or growth */
 	name_filter focus, hide;
 
 	uint32_t *rows;               /* the table's node ids, owned */
@@ -121,6 +122,9 @@ int view_toggle_objects(view *v);                  /* bytes <-> objects */
 int view_sort_by(view *v, enum view_sort s);       /* the table by a column */
 int view_sort_step(view *v, int dir);              /* previous (-1) / next (+1) column */
 int view_sort_reverse(view *v);
+/* The table of a diff orders by the size of the change (on), or by value;
+ * re-sorts when that changes, the cursor on the top row.  0, or -1 on ENOMEM. */
+int view_sort_by_change(view *v, int on);
 int view_move(view *v, long delta);                /* rows up (<0) or down */
 int view_move_to(view *v, size_t row);             /* SIZE_MAX: the last */
 int view_enter(view *v);                           /* peek at the row */

@@ -75,9 +75,14 @@ static int row_cmp(const void *pa, const void *pb, void *ctx)
 	default:
 		break;
 	}
-	for (int i = 0; i < nk && !r; i++)
-		if (k[i][0] != k[i][1])
-			r = k[i][0] < k[i][1] ? 1 : -1;   /* descending */
+	for (int i = 0; i < nk && !r; i++) {
+		int64_t p = k[i][0], q = k[i][1];
+		uint64_t mp = p < 0 ? -(uint64_t)p : (uint64_t)p, mq = q < 0 ? -(uint64_t)q : (uint64_t)q;
+		if (v->by_change && mp != mq)
+			r = mp < mq ? 1 : -1;          /* the bigger change first */
+		else if (p != q)
+			r = p < q ? 1 : -1;            /* descending */
+	}
 	if (!r)
 		r = strcmp(nodemap_name(v->m, x), nodemap_name(v->m, y));
 	if (!r)
@@ -126,6 +131,20 @@ int view_sort_step(view *v, int dir)
 	v->sort = (enum view_sort)(((int)v->sort + VIEW_NSORT + (dir < 0 ? -1 : 1)) % VIEW_NSORT);
 	v->reverse = 0;
 	return view_resort(v);
+}
+
+int view_sort_by_change(view *v, int on)
+{
+	if (v->by_change == !!on)
+		return 0;
+	v->by_change = !!on;
+	if (!v->rows)
+		return 0;
+	/* A diff opened or closed: its biggest row at the top, under the cursor. */
+	if (view_rows_rebuild(v))
+		return view_oom(v);
+	v->hist[0].sel = v->hist[0].top = 0;
+	return view_refresh(v);
 }
 
 int view_sort_reverse(view *v)

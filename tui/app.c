@@ -80,6 +80,8 @@ void app_layout(app *a)
 
 void app_draw(app *a)
 {
+	/* A diff's table: the biggest change first, whichever mode diffs. */
+	view_sort_by_change(&a->v, app_in_diff(a));
 	app_layout(a);
 	for (int i = 0; i < a->line_row_n; i++)
 		a->line_row[i] = -1;

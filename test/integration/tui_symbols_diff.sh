@@ -88,6 +88,15 @@ check "--base: d diffs" "diff NEW − BASE"
 keys q
 check "quits" "EXIT=0"
 
+# Reversed (NEW smaller than BASE): the biggest shrink is the top row.
+run --no-symbols "'$NEW'" "'$BASE'"
+check "reverse: opens" "two files: d shows the diff NEW - BASE"
+keys d
+check "reverse: d diffs" "diff NEW − BASE: total -5.14 KiB"
+expect_match "reverse: the top row is the biggest change (-2.81 KiB at +0xb55d)" "$(line 4)" "^ +1 +-2\.81 KiB .*skynet\.so\+0xb55d"
+keys q
+check "quits" "EXIT=0"
+
 # ---- --alloc / --objects start the UI in that mode -------------------------------
 run --no-symbols --alloc --objects "'$NEW'"
 check "--alloc --objects: the UI starts on alloc objects" "alloc objects  total 221 (11.6 KiB bytes)"
