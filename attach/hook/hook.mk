@@ -15,3 +15,10 @@ HOOK_LIBS += -lunwind -lm
 $(HOOK_B)/attach/hook/%.o: CFLAGS += -fno-omit-frame-pointer
 # A throwing operator new unwinds through its wrapper's cleanup.
 $(HOOK_B)/attach/hook/hook_ext.o: CFLAGS += -fexceptions
+# The entry patcher's disassembler: capstone, linked in statically with its
+# symbols hidden (a host's own capstone is left alone, and no libcapstone
+# is needed where the hook runs); its one qsort goes to capmem.c's.
+HOOK_SRC += attach/hook/allocfam.c attach/hook/allocators.c attach/hook/entry.c attach/hook/entry_wrap.c \
+	attach/hook/capmem.c attach/hook/procmaps.c
+HOOK_LIBS += -l:libcapstone.a -Wl,--exclude-libs,libcapstone.a -Wl,--wrap=qsort
+$(HOOK_B)/attach/hook/entry_wrap.o: CFLAGS += -fexceptions
