@@ -34,6 +34,7 @@ typedef struct alloc {
 	int kind, mod, how, flags;
 	char prefix[24];
 	int first, n;            /* its functions' slots */
+	int quiet;               /* refused, but nothing to say on stderr */
 	char note[200];
 } alloc;
 
@@ -262,19 +263,24 @@ static void scan_user(const char *spec, const char *skip)
 				}
 		elfsym_close(e);
 	}
+	/* Names no module defines are said in the table only: every program
+	 * a hooked script runs inherits MPROF_FUNCS. */
+	char missing[120] = "";
 	for (int j = 0; j < nu; j++)
 		if (u[j].name[0])
-			hook_say("MPROF_FUNCS: no loaded module defines ", u[j].name, "");
-	if (!nc)
+			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), "%s%.60s",
+				 missing[0] ? ", " : "", u[j].name);
+	alloc *a = alloc_new(SEG_AK_USER, "", first_mod < 0 ? 0 : first_mod, 0);
+	if (!a || !nmods)
 		return;
-	alloc *a = alloc_new(SEG_AK_USER, "", first_mod, 0);
-	if (!a)
-		return;
-	if (skip) {
+	if (!nc || skip) {
 		a->how = SEG_HOW_REFUSED;
-		snprintf(a->note, sizeof(a->note), "%s", skip);
+		snprintf(a->note, sizeof(a->note), "%s%s", nc ? skip : "no loaded module defines ", nc ? "" : missing);
+		a->quiet = !nc;
 	} else {
 		alloc_patch(a, nc);
+		if (missing[0] && a->how == SEG_HOW_ENTRY)
+			snprintf(a->note + strlen(a->note), sizeof(a->note) - strlen(a->note), "; not found: %s", missing);
 	}
 }
 
@@ -353,7 +359,7 @@ int allocators_start(seg_header *h)
 	if (ready)
 		entry_end();
 	for (int k = 0; k < nallocs; k++)
-		if (allocs[k].how == SEG_HOW_REFUSED && patch) {
+		if (allocs[k].how == SEG_HOW_REFUSED && patch && !allocs[k].quiet) {
 			char what[300];
 			snprintf(what, sizeof(what), "%s%s%s in %s: not hooked: ", kind_name(allocs[k].kind),
 				 allocs[k].prefix[0] ? " " : "", allocs[k].prefix, mods[allocs[k].mod].path);
