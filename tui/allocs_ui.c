@@ -1,6 +1,7 @@
 /* allocs_ui.c - the allocator table in words (see allocs_ui.h); the
  * segment reader (attach/segment_read.c) validates and copies it. */
 #include "tui/allocs_ui.h"
+#include "attach/procfs.h"
 #include "attach/segment_read.h"
 #include "core/path.h"
 
@@ -80,10 +81,8 @@ void allocs_summary(const void *data, size_t len, char *buf, size_t cap)
 
 int allocs_info_main(const char *pid_arg)
 {
-	char *end;
-	errno = 0;
-	long pid = strtol(pid_arg, &end, 10);
-	if (errno || *end || pid <= 0 || pid > INT32_MAX) {
+	int pid = proc_pid_arg(pid_arg);
+	if (pid < 0) {
 		fprintf(stderr, "mprof-tui: --info --attach takes one process id, not '%s'\n", pid_arg);
 		return 2;
 	}
@@ -91,14 +90,14 @@ int allocs_info_main(const char *pid_arg)
 	seg_header hc;
 	prof_error err;
 	char path[64];
-	snprintf(path, sizeof(path), SEG_PATH_FMT, (int)pid);
+	snprintf(path, sizeof(path), SEG_PATH_FMT, pid);
 	if (seg_open_path(&m, path, &hc, &err)) {
 		fprintf(stderr, "mprof-tui: %s\n", err.msg);
 		return 2;
 	}
 	char cmd[sizeof(hc.cmdline)];
 	snprintf(cmd, sizeof(cmd), "%.*s", (int)strnlen(hc.cmdline, sizeof(hc.cmdline) - 1), hc.cmdline);
-	printf("process %ld: %s\n", pid, cmd);
+	printf("process %d: %s\n", pid, cmd);
 	printf("hook: %s\n", !(hc.flags & SEG_FLAG_LATE) ? "preloaded (LD_PRELOAD)"
 			     : (hc.flags & SEG_FLAG_DETACHED) ? "injected, detached" : "injected");
 	printf("allocators:\n");

@@ -82,10 +82,8 @@ int inject_quit_offer(int pid)
 
 int inject_main(const char *pid_arg, int detach)
 {
-	char *end;
-	errno = 0;
-	long pid = strtol(pid_arg, &end, 10);
-	if (errno || *end || pid <= 0 || pid > INT32_MAX) {
+	long pid = proc_pid_arg(pid_arg);
+	if (pid < 0) {
 		fprintf(stderr, "mprof-tui: --%s takes a process id, not '%s'\n", detach ? "detach" : "inject", pid_arg);
 		return 2;
 	}

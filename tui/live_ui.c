@@ -184,9 +184,10 @@ static void allocs_note(live_ui *lv)
 	lv->allocs_tries = 0;
 	char sum[400];
 	allocs_summary(lv->f.m.h, lv->f.m.len, sum, sizeof(sum));
-	size_t n = strlen(lv->note);
+	char rest[sizeof(lv->note)];
+	snprintf(rest, sizeof(rest), "%s", lv->note);   /* first: the note is cut at half the width */
 	if (sum[0])
-		snprintf(lv->note + n, sizeof(lv->note) - n, "%sallocators: %s", n ? " | " : "", sum);
+		snprintf(lv->note, sizeof(lv->note), "allocators: %.400s%s%.180s", sum, rest[0] ? " | " : "", rest);
 }
 
 static int live_tick(app *a)

@@ -17,6 +17,7 @@
 #include "tui/inject_ui.h"
 #include "attach/launch.h"
 #include "attach/listing.h"
+#include "attach/procfs.h"
 #include "attach/snapshot.h"
 #include "symbols/sym.h"
 #include "tui/tui.h"
@@ -315,10 +316,8 @@ static int main_attach(const cli *c, const char *pid_arg, int extra)
 {
 	char lib[4096];
 	prof_error err;
-	char *end;
-	errno = 0;
-	long pid = strtol(pid_arg, &end, 10);
-	if (extra || errno || *end || pid <= 0 || pid > INT32_MAX) {
+	long pid = proc_pid_arg(pid_arg);
+	if (extra || pid < 0) {
 		fprintf(stderr, "mprof-tui: --attach takes one process id, not '%s'\n", pid_arg);
 		return EXIT_BAD;
 	}

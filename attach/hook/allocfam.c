@@ -132,6 +132,15 @@ int af_code_of(int kind, const char *prefix, const char *name)
 	return 0;
 }
 
+/* The names whose presence af_finish asks about. */
+static const struct {
+	const char *name;
+	unsigned bit;
+} marks[] = {
+	{ "tc_malloc", AF_HAS_TC_MALLOC }, { "tc_free", AF_HAS_TC_FREE }, { "mi_malloc", AF_HAS_MI_MALLOC },
+	{ "mi_free", AF_HAS_MI_FREE }, { "malloc", AF_HAS_MALLOC }, { "free", AF_HAS_FREE },
+};
+
 void af_note(af_scan *sc, const char *name)
 {
 	size_t n = strlen(name);
@@ -141,19 +150,11 @@ void af_note(af_scan *sc, const char *name)
 				return;
 		memcpy(sc->je[sc->nje], name, n - 7);
 		sc->je[sc->nje++][n - 7] = 0;
+		return;
 	}
-	else if (!strcmp(name, "tc_malloc"))
-		sc->has |= AF_HAS_TC_MALLOC;
-	else if (!strcmp(name, "tc_free"))
-		sc->has |= AF_HAS_TC_FREE;
-	else if (!strcmp(name, "mi_malloc"))
-		sc->has |= AF_HAS_MI_MALLOC;
-	else if (!strcmp(name, "mi_free"))
-		sc->has |= AF_HAS_MI_FREE;
-	else if (!strcmp(name, "malloc"))
-		sc->has |= AF_HAS_MALLOC;
-	else if (!strcmp(name, "free"))
-		sc->has |= AF_HAS_FREE;
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		if (!strcmp(name, marks[i].name))
+			sc->has |= marks[i].bit;
 }
 
 int af_finish(const af_scan *sc, int is_exe, int (*has)(void *arg, const char *name), void *arg,

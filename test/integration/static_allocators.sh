@@ -15,7 +15,8 @@
 #    them and exits 0;
 #  - a prologue a branch jumps back into (test/progs/entry_refuse.c):
 #    refused with the reason, preloaded and injected, the function's bytes
-#    untouched.
+#    untouched;
+#  - live mode's status line names the entry-patched allocator.
 . "$(dirname "$0")/../lib.sh"
 HOOK=$TOP/libmprof.so
 P=$TOP/test/progs
@@ -25,8 +26,10 @@ if [ "$(uname -m)" != x86_64 ]; then
 	exit 0
 fi
 
-# Every program started here is killed on the way out.
-trap 'for f in "$TMP"/*.pid; do [ -f "$f" ] && kill -KILL "$(cat "$f")" 2> /dev/null; done; rm -rf "$TMP"' EXIT
+# Every program started here is killed on the way out, the tmux server too.
+SOCK=mprof-test-$$
+trap 'tmux -L "$SOCK" kill-server > /dev/null 2>&1
+for f in "$TMP"/*.pid; do [ -f "$f" ] && kill -KILL "$(cat "$f")" 2> /dev/null; done; rm -rf "$TMP"' EXIT
 
 CF="-O1 -g -fno-omit-frame-pointer -pthread"
 build() {   # NAME CMD...
@@ -165,4 +168,18 @@ if [ -x "$TMP/refuse" ]; then
 	st=$?
 	expect_eq "refuse, injected: the function's bytes untouched, the program ends normally" \
 		"$st:$(sed -n 3p "$TMP/r.out"):$(tail -1 "$TMP/r.out")" "0:$(sed -n 2p "$TMP/r.out"):done"
+fi
+
+# ---- live mode says it too ---------------------------------------------------------
+. "$TOP/test/tmux.sh"
+if [ -x "$TMP/sa_je" ]; then
+	rm -f "$TMP/go" "$TMP/end"
+	tmux_start 150 24 "$TMP"
+	keys "MPROF_LIB='$HOOK' '$MPROF' -- ./sa_je run go end" Enter
+	check "live: the program runs under the hook" "started ./sa_je"
+	keys j   # the start message gives way to the selected row and the mode's note
+	check "live: the status line names the entry-patched allocator" "allocators: je_ jemalloc: entry-patched"
+	touch "$TMP/go" "$TMP/end"
+	keys q
+	wait_for '$ ' 100
 fi
