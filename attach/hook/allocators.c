@@ -21,7 +21,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#define MAX_MODS 64
+#define MAX_MODS 512
 
 typedef struct mod {
 	char path[SEG_MOD_PATH];
@@ -143,8 +143,12 @@ static const char *kind_name(int kind)
 	return kind > 0 && kind <= SEG_AK_USER ? n[kind] : "?";
 }
 
-/* Patches a's nc candidates, all or none; a->how and a->note say which. */
-static void alloc_patch(alloc *a, int nc)
+static char slot_name[ENTRY_MAX][64];   /* each patched function's name, for messages */
+
+/* Prepares a's nc candidates' trampolines and wrappers, all or none; a->how
+ * and a->note say which.  The jumps are written by alloc_apply, once every
+ * trampoline is executable. */
+static void alloc_prepare(alloc *a, int nc)
 {
 	char why[160];
 	a->first = nslots;
@@ -165,19 +169,26 @@ static void alloc_patch(alloc *a, int nc)
 			return;
 		}
 		entry_fns[nslots + k] = (entry_fn){ t, &a->ea, c->m->role, c->m->a0, c->m->a1, 0 };
+		memcpy(slot_name[nslots + k], c->name, sizeof(slot_name[0]));
 	}
-	for (int k = 0; k < nc; k++)
-		if (entry_apply(nslots + k)) {
-			a->how = SEG_HOW_REFUSED;
-			snprintf(a->note, sizeof(a->note), "%.60s: its code cannot be written", cands[k].name);
-			while (k-- > 0)
-				entry_restore(nslots + k);
-			return;
-		}
 	a->how = SEG_HOW_ENTRY;
 	a->n = nc;
 	nslots += nc;
 	snprintf(a->note, sizeof(a->note), "%d functions (%.60s%s)", nc, cands[0].name, nc > 1 ? ", ..." : "");
+}
+
+/* Writes the jumps of a prepared allocator, all or none. */
+static void alloc_apply(alloc *a)
+{
+	for (int i = a->first; i < a->first + a->n; i++)
+		if (entry_apply(i)) {
+			a->how = SEG_HOW_REFUSED;
+			snprintf(a->note, sizeof(a->note), "%.60s: its code cannot be written", slot_name[i]);
+			while (i-- > a->first)
+				entry_restore(i);
+			a->n = 0;
+			return;
+		}
 }
 
 static int tags;
@@ -232,7 +243,7 @@ static void scan_module(int mi, uint64_t malloc_at, const char *skip)
 			a->how = SEG_HOW_REFUSED;
 			snprintf(a->note, sizeof(a->note), "more than %d functions", ENTRY_MAX);
 		} else {
-			alloc_patch(a, nc);
+			alloc_prepare(a, nc);
 		}
 	}
 	elfsym_close(e);
@@ -278,7 +289,7 @@ static void scan_user(const char *spec, const char *skip)
 		snprintf(a->note, sizeof(a->note), "%s%s", nc ? skip : "no loaded module defines ", nc ? "" : missing);
 		a->quiet = !nc;
 	} else {
-		alloc_patch(a, nc);
+		alloc_prepare(a, nc);
 		if (missing[0] && a->how == SEG_HOW_ENTRY)
 			snprintf(a->note + strlen(a->note), sizeof(a->note) - strlen(a->note), "; not found: %s", missing);
 	}
@@ -357,7 +368,10 @@ int allocators_start(seg_header *h)
 	if (spec && *spec)
 		scan_user(spec, skip);
 	if (ready)
-		entry_end();
+		entry_end();   /* the trampolines executable from here on */
+	for (int k = 0; k < nallocs; k++)
+		if (allocs[k].how == SEG_HOW_ENTRY)
+			alloc_apply(&allocs[k]);
 	for (int k = 0; k < nallocs; k++)
 		if (allocs[k].how == SEG_HOW_REFUSED && patch && !allocs[k].quiet) {
 			char what[300];
