@@ -11,8 +11,8 @@
 #    every leak exact, --info --attach says how each allocator is hooked;
 #  - injected while three threads allocate through the patched functions:
 #    the leaks made after it exact, --inject and --info say entry-patched;
-#    detached (the bytes put back), the program checks every block, frees
-#    them and exits 0;
+#    detached (the bytes put back; for jemalloc, attached and detached once
+#    more), the program checks every block, frees them and exits 0;
 #  - a prologue a branch jumps back into (test/progs/entry_refuse.c):
 #    refused with the reason, preloaded and injected, the function's bytes
 #    untouched;
@@ -138,6 +138,16 @@ also: $(what_of $v)"
 	expect_match "inject $v: --info says the entries were put back" "$OUT" "hook: injected, detached
 .*
   $(what_of $v).* \\(restored at the detach\\)"
+	if [ $v = je ]; then   # attached again: the same trampolines, the jumps written again
+		run_status "$MPROF" --inject "$PID"
+		expect_match "inject $v: a second --inject patches again" "$STATUS:$OUT" \
+			"^0:process $PID: recording again into /dev/shm/mprof-$PID
+.*
+also: $(what_of $v)"
+		run_status "$MPROF" --detach "$PID"
+		expect_match "inject $v: and a second --detach puts the bytes back again" "$STATUS:$OUT" \
+			"^0:detached from process $PID \\([0-9]+ call slots"
+	fi
 	sleep 0.3   # the threads run on the original code
 	touch "$TMP/end"
 	wait "$(cat "$TMP/r.pid")"
