@@ -149,5 +149,4 @@ clean:
 	rm -rf $(B) mprof-tui libmprof.so $(DEMO_BIN)
 
 .PHONY: all deps check tests tools bench demo fuzz install clean hook-objs
-.SECONDARY:
 -include $(shell find $(B) $(HOOK_B) -name '*.d' 2>/dev/null | sort -u)

@@ -195,7 +195,7 @@ static int name_frame(follow *f, size_t i)
 		f->es_tried[m] = 1;
 	}
 	const seg_module *mods = (const seg_module *)(base_of(f) + f->hc.off[SEG_R_MODULES]);
-	char buf[SEG_MOD_PATH + ELFSYM_NAME_MAX + 64], path[SEG_MOD_PATH];
+	char buf[ELFSYM_NAME_BUF], path[SEG_MOD_PATH];
 	snprintf(path, sizeof(path), "%s", prof_strat(p, p->modules.v[m].path));
 	const prof_module *pm = &p->modules.v[m];
 	int n = elfsym_name(f->es[m], buf, sizeof(buf), path, fr->addr, mods[m].bias, pm->base, pm->offset);
@@ -311,19 +311,19 @@ int follow_sync(follow *f)
 		ch |= FOLLOW_STACKS;
 
 	/* The counters, in place: exact, or a moment stale. */
-	const seg_counter *cnt = (const seg_counter *)(base_of(f) + f->hc.off[SEG_R_COUNTERS]);
+	const mp_counts *cnt = (const mp_counts *)(base_of(f) + f->hc.off[SEG_R_COUNTERS]);
 	int64_t ib = 0, io = 0;
 	int moved = 0;
 	for (size_t k = 0; k < p->samples.len; k++) {
-		seg_counter c;
+		mp_counts c;
 		seg_counter_estimate(&f->hc, cnt, f->seg_of[k], &c);
 		prof_sample *s = &p->samples.v[k];
 		uint64_t ao = c.alloc_objs, ab = c.alloc_bytes, fo = c.free_objs, fb = c.free_bytes;
-		moved |= (ao != s->alloc_objs) | (ab != s->alloc_bytes) | (fo != s->free_objs) | (fb != s->free_bytes);
-		s->alloc_objs = ao;
-		s->alloc_bytes = ab;
-		s->free_objs = fo;
-		s->free_bytes = fb;
+		moved |= (ao != s->c.alloc_objs) | (ab != s->c.alloc_bytes) | (fo != s->c.free_objs) | (fb != s->c.free_bytes);
+		s->c.alloc_objs = ao;
+		s->c.alloc_bytes = ab;
+		s->c.free_objs = fo;
+		s->c.free_bytes = fb;
 		ib += (int64_t)(ab - fb);
 		io += (int64_t)(ao - fo);
 	}

@@ -51,13 +51,13 @@ static int64_t proc_start_ns(int pid)
  * the header seg_open_path made (bounds come from it, not the live one). */
 static int64_t seg_inuse(const seg_map *m, const seg_header *h)
 {
-	const seg_counter *c = (const seg_counter *)((const char *)m->h + h->off[SEG_R_COUNTERS]);
+	const mp_counts *c = (const mp_counts *)((const char *)m->h + h->off[SEG_R_COUNTERS]);
 	uint64_t n = __atomic_load_n(&m->h->stack_count, __ATOMIC_ACQUIRE);
 	if (n > h->stack_cap)
 		n = h->stack_cap;
 	int64_t sum = 0;
 	for (uint64_t i = 0; i < n; i++) {
-		seg_counter x;
+		mp_counts x;
 		seg_counter_estimate(h, c, i, &x);
 		sum += (int64_t)(x.alloc_bytes - x.free_bytes);
 	}

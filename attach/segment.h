@@ -1,4 +1,11 @@
-/* segment.h - the live segment /dev/shm/mprof-<pid>: the layout shared by
+/* attach/ is everything about a running process seen from mprof-tui: the
+ * segment reader (segment_read.c), the live follower (follow.c),
+ * snapshots, the listing of hooked processes, launching a command under
+ * the hook (launch.c), injection by ptrace (inject.c, safepoint.c,
+ * allocator.c) and recording from outside (record_attach.c).  This header
+ * and core/recfmt.h are its contracts with attach/hook/ (libmprof.so).
+ *
+ * segment.h - the live segment /dev/shm/mprof-<pid>: the layout shared by
  * the producer (libmprof.so, inside the profiled process) and consumers
  * (segment_read.c, the live TUI).  Native byte order and alignment: the
  * consumer runs on the same machine.  Documented in man/libmprof.3.
@@ -22,6 +29,7 @@
 
 #include <stdint.h>
 
+#include "core/counts.h"
 #include "core/heap_scale.h"
 
 #define SEG_MAGIC "MPROFSEG"
@@ -51,7 +59,7 @@ enum seg_unwind {
 /* Regions, in file order. */
 enum seg_region {
 	SEG_R_STACKS = 0,   /* seg_stack[stack_cap] */
-	SEG_R_COUNTERS,     /* seg_counter[stack_cap + (counter_lanes - 1) * lane_cap] */
+	SEG_R_COUNTERS,     /* mp_counts[stack_cap + (counter_lanes - 1) * lane_cap] */
 	SEG_R_FRAMES,       /* uint64_t pcs[frame_cap], the stacks' frames */
 	SEG_R_HASH,         /* uint32_t slots[hash_cap]: stack id + 1, 0 empty */
 	SEG_R_RING,         /* seg_event[ring_cap] */
@@ -128,20 +136,17 @@ typedef struct seg_stack {
 	uint64_t hash;
 } seg_stack;
 
-/* Exact per-stack totals (requested sizes). */
-typedef struct seg_counter {
-	uint64_t alloc_objs, alloc_bytes, free_objs, free_bytes;
-} seg_counter;
+/* Exact per-stack totals (requested sizes): core/counts.h's mp_counts. */
 
 /* Adds stack s's counters over every lane into *out (which it zeroes
  * first).  The caller has checked s < stack_cap and the region's size. */
-static inline void seg_counter_sum(const seg_header *h, const seg_counter *region, uint64_t s,
-				   seg_counter *out)
+static inline void seg_counter_sum(const seg_header *h, const mp_counts *region, uint64_t s,
+				   mp_counts *out)
 {
 	out->alloc_objs = out->alloc_bytes = out->free_objs = out->free_bytes = 0;
 	uint64_t lanes = h->counter_lanes, cap = h->lane_cap;
 	for (uint64_t l = 0; l < lanes; l++) {
-		const seg_counter *c;
+		const mp_counts *c;
 		if (!l)
 			c = region + s;
 		else if (s < cap)
@@ -157,14 +162,25 @@ static inline void seg_counter_sum(const seg_header *h, const seg_counter *regio
 
 /* Stack s's counters for the whole program: the lanes summed, then scaled
  * up when the hook sampled (MPROF_SAMPLE), which makes them estimates. */
-static inline void seg_counter_estimate(const seg_header *h, const seg_counter *region, uint64_t s,
-					seg_counter *out)
+static inline void seg_counter_estimate(const seg_header *h, const mp_counts *region, uint64_t s,
+					mp_counts *out)
 {
 	seg_counter_sum(h, region, s, out);
 	if (h->sample_rate > 1) {
 		heap_scale(&out->alloc_objs, &out->alloc_bytes, h->sample_rate);
 		heap_scale(&out->free_objs, &out->free_bytes, h->sample_rate);
 	}
+}
+
+/* Stack s's counters as seg_counter_estimate gives them, when the stack is
+ * published (READY) and has allocated: 1; else 0 (skip it). */
+static inline int seg_stack_counters(const seg_header *h, const seg_stack *stacks,
+				     const mp_counts *region, uint64_t s, mp_counts *out)
+{
+	if (__atomic_load_n(&stacks[s].state, __ATOMIC_ACQUIRE) != SEG_STACK_READY)
+		return 0;
+	seg_counter_estimate(h, region, s, out);
+	return out->alloc_objs != 0;
 }
 
 enum seg_event_kind { SEG_EV_ALLOC = 1, SEG_EV_FREE = 2 };

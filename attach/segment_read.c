@@ -54,7 +54,7 @@ static int header_check(const seg_header *h, size_t len, const char *name, prof_
 	}
 	struct { int r; uint64_t cap, elem; const char *what; } need[] = {
 		{ SEG_R_STACKS, h->stack_cap, sizeof(seg_stack), "stacks" },
-		{ SEG_R_COUNTERS, ncnt, sizeof(seg_counter), "counters" },
+		{ SEG_R_COUNTERS, ncnt, sizeof(mp_counts), "counters" },
 		{ SEG_R_FRAMES, h->frame_cap, sizeof(uint64_t), "frames" },
 		{ SEG_R_HASH, h->hash_cap, sizeof(uint32_t), "hash" },
 		{ SEG_R_RING, h->ring_cap, sizeof(seg_event), "ring" },
@@ -203,7 +203,7 @@ static int add_modules(prof *p, const seg_header *h, const seg_header *live, con
 static int name_frames(prof *p, const seg_header *h, const char *base)
 {
 	const seg_module *mods = (const seg_module *)(base + h->off[SEG_R_MODULES]);
-	char buf[SEG_MOD_PATH + ELFSYM_NAME_MAX + 64];
+	char buf[ELFSYM_NAME_BUF];
 	for (uint32_t m = 0; m < p->modules.len; m++) {
 		struct elfsym *es = NULL;
 		int opened = 0;
@@ -256,18 +256,15 @@ prof *seg_to_prof(const void *data, size_t len, const char *name, prof_error *er
 		goto nomem;
 
 	const seg_stack *sts = (const seg_stack *)(base + h->off[SEG_R_STACKS]);
-	const seg_counter *cnt = (const seg_counter *)(base + h->off[SEG_R_COUNTERS]);
+	const mp_counts *cnt = (const mp_counts *)(base + h->off[SEG_R_COUNTERS]);
 	const uint64_t *pcs = (const uint64_t *)(base + h->off[SEG_R_FRAMES]);
 	uint64_t ns = clamp(__atomic_load_n(&live->stack_count, __ATOMIC_ACQUIRE), h->stack_cap);
 	uint64_t nf = clamp(__atomic_load_n(&live->frame_used, __ATOMIC_ACQUIRE), h->frame_cap);
 	for (uint64_t s = 0; s < ns; s++) {
-		if (__atomic_load_n(&sts[s].state, __ATOMIC_ACQUIRE) != SEG_STACK_READY)
+		mp_counts c;
+		if (!seg_stack_counters(h, sts, cnt, s, &c))
 			continue;
-		seg_counter c;
-		seg_counter_estimate(h, cnt, s, &c);
 		uint64_t ao = c.alloc_objs;
-		if (!ao)
-			continue;
 		/* Read once: a changing entry must not pass the check and then move. */
 		uint32_t depth = __atomic_load_n(&sts[s].depth, __ATOMIC_RELAXED);
 		uint64_t fo = __atomic_load_n(&sts[s].frame_off, __ATOMIC_RELAXED);

@@ -99,10 +99,10 @@ static inline void agg_add(int64_t *dst, int64_t v)
 /* The in-use and alloc values of one sample, as the reference reads them. */
 static inline void agg_sample_vals(const prof_sample *s, int64_t v[AGG_NMETRIC])
 {
-	v[AGG_INUSE_BYTES] = (int64_t)(s->alloc_bytes - s->free_bytes);
-	v[AGG_INUSE_OBJS] = (int64_t)(s->alloc_objs - s->free_objs);
-	v[AGG_ALLOC_BYTES] = (int64_t)s->alloc_bytes;
-	v[AGG_ALLOC_OBJS] = (int64_t)s->alloc_objs;
+	v[AGG_INUSE_BYTES] = (int64_t)(s->c.alloc_bytes - s->c.free_bytes);
+	v[AGG_INUSE_OBJS] = (int64_t)(s->c.alloc_objs - s->c.free_objs);
+	v[AGG_ALLOC_BYTES] = (int64_t)s->c.alloc_bytes;
+	v[AGG_ALLOC_OBJS] = (int64_t)s->c.alloc_objs;
 }
 
 #endif

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/strix.h"
+#include "core/v1name.h"
 
 static size_t hash_bytes(const void *d, size_t n, size_t h)
 {
@@ -47,11 +48,11 @@ const char *diff_frame_key(const prof *p, uint32_t f, char *buf, size_t len)
 	}
 	if (fr->name != PROF_NONE) {
 		const char *n = p->strs.v + fr->name;
-		const char *paren = strchr(n, '(');
-		const char *br = strstr(n, ") [0x");
-		if (paren && br && br > paren) {   /* backtrace_symbols: file(...) [addr] */
-			const char *b = base_name(n, paren);
-			snprintf(buf, len, "%.*s", (int)(br + 1 - b), b);
+		v1name vn;
+		/* backtrace_symbols: file(...) [addr], the address maybe cut. */
+		if (!v1name_parse(n, V1NAME_LOOSE, &vn) && n[vn.head_len]) {
+			const char *b = base_name(n, n + vn.path_len);
+			snprintf(buf, len, "%.*s", (int)(n + vn.head_len - b), b);
 			return buf;
 		}
 		return n;
@@ -155,10 +156,7 @@ static int merge_last(prof *r, smap *m)
 		uint32_t o = m->slot[h] - 1;
 		if (sample_same(r, o, s)) {
 			prof_sample *d = &r->samples.v[o], *x = &r->samples.v[s];
-			d->alloc_objs += x->alloc_objs;
-			d->alloc_bytes += x->alloc_bytes;
-			d->free_objs += x->free_objs;
-			d->free_bytes += x->free_bytes;
+			counts_add(&d->c, &x->c);
 			r->samples.len--;
 			return 0;
 		}
@@ -193,8 +191,8 @@ static int add_samples(prof *r, const prof *p, const uint32_t *fmap, int neg, sm
 		uint32_t sid = prof_stack_commit(r, st->depth);
 		uint64_t k = neg ? (uint64_t)-1 : 1;
 		if (sid == PROF_NONE ||
-		    prof_sample_add(r, sid, s->size, s->alloc_objs * k, s->alloc_bytes * k, s->free_objs * k,
-				    s->free_bytes * k) ||
+		    prof_sample_add(r, sid, s->size, s->c.alloc_objs * k, s->c.alloc_bytes * k, s->c.free_objs * k,
+				    s->c.free_bytes * k) ||
 		    merge_last(r, m))
 			return -1;
 		/* A merged sample leaves its stack unused: take the stack back. */
@@ -289,7 +287,7 @@ prof *diff_build(const prof *base, const prof *cur, prof_error *err)
 		size_t k = 0;
 		for (size_t i = 0; i < r->samples.len; i++) {
 			const prof_sample *s = &r->samples.v[i];
-			if (s->alloc_objs || s->alloc_bytes || s->free_objs || s->free_bytes)
+			if (s->c.alloc_objs || s->c.alloc_bytes || s->c.free_objs || s->c.free_bytes)
 				r->samples.v[k++] = *s;
 		}
 		r->samples.len = k;

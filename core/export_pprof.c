@@ -13,6 +13,7 @@
 #include <zlib.h>
 
 #include "core/strix.h"
+#include "core/u64map.h"
 
 /* A growable byte buffer; failed is sticky. Owns d. */
 typedef struct bbuf {
@@ -154,10 +155,49 @@ static int gzip_write(int fd, const uint8_t *d, size_t len)
 	return e ? e : r == Z_STREAM_END ? 0 : EIO;
 }
 
-int export_pprof(int fd, const prof *p, const prof_nodemap *m, prof_error *err)
+/* Functions of the lines mode: (name, file) string ids -> function id. */
+typedef struct lfuncs {
+	u64map ids;            /* name << 32 | file -> index in key */
+	uint64_t *key;
+	size_t n, cap;
+} lfuncs;
+
+/* The function id (from 1) of name in file; 0 on ENOMEM. */
+static uint64_t lfunc_id(lfuncs *lf, uint64_t name, uint64_t file)
+{
+	uint64_t k = name << 32 | file;
+	size_t at = lf->ids.vals ? u64map_slot(&lf->ids, k) : 0;
+	if (lf->ids.vals && lf->ids.vals[at] != U64MAP_NONE)
+		return (uint64_t)lf->ids.vals[at] + 1;
+	if (vec_grow((void **)&lf->key, &lf->cap, lf->n + 1, sizeof(*lf->key)) ||
+	    u64map_put(&lf->ids, k, (uint32_t)lf->n))
+		return 0;
+	lf->key[lf->n++] = k;
+	return lf->n;
+}
+
+/* The lines of frame f from lines (innermost first); 0 when there are none. */
+static size_t frame_lines(bbuf *sub, bbuf *line, stab *t, lfuncs *lf, const export_lines *lines, uint32_t f)
+{
+	export_line el[64];
+	size_t n = lines->get(lines->ctx, f, el, sizeof(el) / sizeof(el[0]));
+	for (size_t k = 0; k < n; k++) {
+		uint64_t id = lfunc_id(lf, stab_id(t, el[k].func ? el[k].func : "??"), stab_id(t, el[k].file ? el[k].file : ""));
+		if (!id)
+			t->failed = 1;
+		bb_uint(line, 1, id);
+		if (el[k].line > 0)
+			bb_uint(line, 2, (uint64_t)el[k].line);
+		bb_msg(sub, 4, line);
+	}
+	return n;
+}
+
+int export_pprof(int fd, const prof *p, const prof_nodemap *m, const export_lines *lines, prof_error *err)
 {
 	bbuf b = { 0 }, sub = { 0 }, line = { 0 }, packed = { 0 };
 	stab t = { 0 };
+	lfuncs lf = { 0 };
 	uint64_t *fn_of_str = NULL;   /* without m: string id -> 1 when a function */
 	size_t nfn = 0;
 	int rc = -1;
@@ -216,7 +256,23 @@ int export_pprof(int fd, const prof *p, const prof_nodemap *m, prof_error *err)
 		if (fr->module != PROF_NONE && fr->module < p->modules.len)
 			bb_uint(&sub, 2, (uint64_t)fr->module + 1);
 		bb_uint(&sub, 3, fr->addr);
-		if (m) {
+		if (lines && frame_lines(&sub, &line, &t, &lf, lines, (uint32_t)f)) {
+			/* the chain from the symbols */
+		} else if (lines) {
+			/* no source: the frame's nodes (or name) as functions without a file */
+			if (m) {
+				for (uint32_t k = m->off[f]; k < m->off[f + 1]; k++) {
+					bb_uint(&line, 1, lfunc_id(&lf, stab_id(&t, nodemap_name(m, m->nodes[k])), 0));
+					bb_msg(&sub, 4, &line);
+				}
+			} else if (fr->name != PROF_NONE) {
+				uint64_t sid = stab_id(&t, prof_frame_name(p, (uint32_t)f, nb, sizeof(nb)));
+				if (sid) {
+					bb_uint(&line, 1, lfunc_id(&lf, sid, 0));
+					bb_msg(&sub, 4, &line);
+				}
+			}
+		} else if (m) {
 			for (uint32_t k = m->off[f]; k < m->off[f + 1]; k++) {
 				bb_uint(&line, 1, (uint64_t)m->nodes[k] + 1);
 				bb_msg(&sub, 4, &line);
@@ -241,7 +297,16 @@ int export_pprof(int fd, const prof *p, const prof_nodemap *m, prof_error *err)
 loc_done:
 		bb_msg(&b, 4, &sub);
 	}
-	if (m) {
+	if (lines) {
+		for (size_t i = 0; i < lf.n; i++) {
+			bb_uint(&sub, 1, i + 1);
+			bb_uint(&sub, 2, lf.key[i] >> 32);
+			bb_uint(&sub, 3, lf.key[i] >> 32);
+			if ((uint32_t)lf.key[i])
+				bb_uint(&sub, 4, (uint32_t)lf.key[i]);
+			bb_msg(&b, 5, &sub);
+		}
+	} else if (m) {
 		for (uint32_t n = 0; n < m->nnodes; n++) {
 			uint64_t sid = stab_id(&t, nodemap_name(m, n));
 			bb_uint(&sub, 1, (uint64_t)n + 1);
@@ -285,6 +350,8 @@ out:
 	free(line.d);
 	free(packed.d);
 	free(fn_of_str);
+	free(lf.key);
+	u64map_free(&lf.ids);
 	stab_free(&t);
 	return rc;
 }

@@ -8,6 +8,7 @@
 #include "core/flamegraph.h"
 #include "core/names.h"
 #include "core/savefile.h"
+#include "core/u64map.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -30,56 +31,23 @@ typedef struct fgnode {
 typedef struct fg {
 	fgnode *n;
 	size_t len, cap;
-	uint32_t *slot;          /* (parent, name) -> node + 1 */
-	size_t mask;
+	u64map child;            /* parent << 32 | name -> node */
 	const prof *p;
 	const prof_nodemap *m;
 } fg;
 
-static size_t key_hash(uint32_t parent, uint32_t name)
-{
-	uint64_t k = (uint64_t)parent << 32 | name;
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return (size_t)k;
-}
-
-static int fg_rehash(fg *g)
-{
-	size_t slots = g->slot ? (g->mask + 1) * 2 : 4096;
-	uint32_t *ns = calloc(slots, sizeof(*ns));
-	if (!ns)
-		return -1;
-	for (size_t i = 1; i < g->len; i++) {
-		size_t h = key_hash(g->n[i].parent, g->n[i].name) & (slots - 1);
-		while (ns[h])
-			h = (h + 1) & (slots - 1);
-		ns[h] = (uint32_t)i + 1;
-	}
-	free(g->slot);
-	g->slot = ns;
-	g->mask = slots - 1;
-	return 0;
-}
-
 static uint32_t fg_child(fg *g, uint32_t parent, uint32_t name)
 {
-	size_t h = key_hash(parent, name) & g->mask;
-	while (g->slot[h]) {
-		fgnode *c = &g->n[g->slot[h] - 1];
-		if (c->parent == parent && c->name == name)
-			return g->slot[h] - 1;
-		h = (h + 1) & g->mask;
-	}
-	if (vec_grow((void **)&g->n, &g->cap, g->len + 1, sizeof(*g->n)))
+	uint64_t key = (uint64_t)parent << 32 | name;
+	size_t at = u64map_slot(&g->child, key);
+	if (g->child.vals[at] != U64MAP_NONE)
+		return g->child.vals[at];
+	if (g->len >= U64MAP_NONE || vec_grow((void **)&g->n, &g->cap, g->len + 1, sizeof(*g->n)) ||
+	    u64map_add_at(&g->child, at, key, (uint32_t)g->len))
 		return UINT32_MAX;
 	uint32_t id = (uint32_t)g->len++;
 	g->n[id] = (fgnode){ .parent = parent, .name = name, .first = UINT32_MAX, .next = UINT32_MAX,
 			     .depth = g->n[parent].depth + 1 };
-	g->slot[h] = id + 1;
-	if (g->len * 2 > g->mask && fg_rehash(g))
-		return UINT32_MAX;
 	return id;
 }
 
@@ -253,7 +221,7 @@ int flamegraph_write(FILE *out, const prof *p, const prof_nodemap *m, enum agg_m
 	uint32_t *order = NULL, *stack = NULL;
 	int rc = -1;
 	g.n = malloc(g.cap * sizeof(*g.n));
-	if (!g.n || fg_rehash(&g))
+	if (!g.n || u64map_init(&g.child, 2048))
 		goto nomem;
 	g.n[0] = (fgnode){ .parent = UINT32_MAX, .first = UINT32_MAX, .next = UINT32_MAX };
 	g.len = 1;
@@ -361,7 +329,7 @@ nomem:
 	prof_errorf(err, "out of memory");
 out:
 	free(g.n);
-	free(g.slot);
+	u64map_free(&g.child);
 	free(order);
 	free(stack);
 	return rc;

@@ -9,10 +9,10 @@
 #include <stdint.h>
 
 #include "core/agg.h"
+#include "core/u64map.h"
 
 typedef struct inline_edges {
-	uint64_t *keys;   /* open addressing; 0 = empty slot (pairs are +1) */
-	size_t mask, n;
+	u64map pairs;     /* inner << 32 | outer, each once; pairs.used of them */
 } inline_edges;
 
 /* Collects the pairs of m into e (free with inline_edges_free). 0 or -1. */

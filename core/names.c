@@ -1,5 +1,6 @@
 /* names.c - short and fitted row names. */
 #include "core/names.h"
+#include "core/v1name.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -32,20 +33,16 @@ static size_t hex_len(const char *s)
 const char *name_short(const prof *p, const char *name, char *buf, size_t len)
 {
 	/* backtrace_symbols: path(+0xoff) or path(sym+0xoff), then " [0xaddr]" or nothing. */
-	const char *op = strchr(name, '('), *pl = op ? strstr(op, "+0x") : NULL;
-	if (op && op > name && pl && !memchr(op, ' ', (size_t)(pl - op))) {
-		const char *h = pl + 3;
-		size_t n = hex_len(h);
-		const char *rest = h + n;
-		if (n && rest[0] == ')' &&
-		    (!rest[1] || (!strncmp(rest + 1, " [0x", 4) && hex_len(rest + 5) && !strcmp(rest + 5 + hex_len(rest + 5), "]")))) {
-			const char *b = pl > op + 1 ? op + 1 : base_of(name, op);
-			if (b == op)
-				return name;
-			/* A symbol says more than the module; without one, the module's file. */
-			snprintf(buf, len, "%.*s+0x%.*s", (int)((pl > op + 1 ? pl : op) - b), b, (int)n, h);
-			return buf;
-		}
+	v1name vn;
+	if (!v1name_parse(name, V1NAME_LOOSE, &vn) && vn.sign == '+' && !(vn.parts & V1NAME_CUT) &&
+	    !memchr(vn.sym, ' ', vn.sym_len)) {
+		/* A symbol says more than the module; without one, the module's file. */
+		const char *b = vn.sym_len ? vn.sym : base_of(name, name + vn.path_len);
+		size_t bl = vn.sym_len ? vn.sym_len : (size_t)(name + vn.path_len - b);
+		if (!bl)
+			return name;
+		snprintf(buf, len, "%.*s+0x%.*s", (int)bl, b, (int)vn.off_len, vn.off_hex);
+		return buf;
 	}
 	/* A bare address: module file + offset when a module holds it. */
 	if (p && name[0] == '0' && name[1] == 'x' && hex_len(name + 2) && !name[2 + hex_len(name + 2)]) {

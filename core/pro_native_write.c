@@ -105,10 +105,10 @@ int pro_native_write(const prof *p, int fd, prof_error *err)
 		const prof_sample *s = &p->samples.v[i];
 		wbuf_le32(w, s->stack);
 		wbuf_le64(w, s->size);
-		wbuf_le64(w, s->alloc_objs);
-		wbuf_le64(w, s->alloc_bytes);
-		wbuf_le64(w, s->free_objs);
-		wbuf_le64(w, s->free_bytes);
+		wbuf_le64(w, s->c.alloc_objs);
+		wbuf_le64(w, s->c.alloc_bytes);
+		wbuf_le64(w, s->c.free_objs);
+		wbuf_le64(w, s->c.free_bytes);
 	}
 	section(w, T_END, 0);
 	int e = wbuf_close(w);

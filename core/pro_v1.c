@@ -71,8 +71,8 @@ static void *v1_fill(void *arg)
 		/* v1 buckets are keyed by (stack, size): size = bytes / objects. */
 		p->samples.v[si] = (prof_sample){
 			.stack = (uint32_t)si, .size = ao ? ab / ao : 0,
-			.alloc_objs = ao, .alloc_bytes = ab,
-			.free_objs = be32(h + 8), .free_bytes = be32(h + 12),
+			.c.alloc_objs = ao, .c.alloc_bytes = ab,
+			.c.free_objs = be32(h + 8), .c.free_bytes = be32(h + 12),
 		};
 		si++;
 		fi += depth;

@@ -3,6 +3,7 @@
  * signal handler): output goes through an mmap'd buffer.  The format is in
  * pro_v1.c's header and man/mprof-pro.5. */
 #include "core/load.h"
+#include "core/v1name.h"
 #include "core/wbuf.h"
 
 #include <stdio.h>
@@ -12,20 +13,17 @@
  * original tool can show where the address lives. */
 static size_t v1_name(const prof *p, const prof_frame *f, char *buf, size_t cap)
 {
-	int n;
+	size_t n;
 	if (f->name != PROF_NONE) {
-		n = snprintf(buf, cap, "%s", p->strs.v + f->name);
+		int k = snprintf(buf, cap, "%s", p->strs.v + f->name);
+		n = k < 0 ? 0 : (size_t)k;
 	} else if (f->module != PROF_NONE && f->module < p->modules.len) {
 		const prof_module *m = &p->modules.v[f->module];
-		n = snprintf(buf, cap, "%s(+0x%llx) [0x%llx]", p->strs.v + m->path,
-			     (unsigned long long)(f->addr - m->base + m->offset),
-			     (unsigned long long)f->addr);
+		n = v1name_format(buf, cap, p->strs.v + m->path, NULL, 0, f->addr - m->base + m->offset, f->addr);
 	} else {
-		n = snprintf(buf, cap, "[0x%llx]", (unsigned long long)f->addr);
+		n = v1name_format(buf, cap, NULL, NULL, 0, 0, f->addr);
 	}
-	if (n < 0)
-		n = 0;
-	return (size_t)n < cap ? (size_t)n : cap - 1;
+	return n < cap ? n : cap - 1;
 }
 
 int pro_v1_write(const prof *p, int fd, prof_error *err)
@@ -64,10 +62,10 @@ int pro_v1_write(const prof *p, int fd, prof_error *err)
 		const prof_sample *s = &p->samples.v[i];
 		const prof_stack *st = &p->stacks.v[s->stack];
 		/* v1 counters are 32-bit and wrap, exactly as the original's do. */
-		wbuf_be32(w, (uint32_t)s->alloc_objs);
-		wbuf_be32(w, (uint32_t)s->alloc_bytes);
-		wbuf_be32(w, (uint32_t)s->free_objs);
-		wbuf_be32(w, (uint32_t)s->free_bytes);
+		wbuf_be32(w, (uint32_t)s->c.alloc_objs);
+		wbuf_be32(w, (uint32_t)s->c.alloc_bytes);
+		wbuf_be32(w, (uint32_t)s->c.free_objs);
+		wbuf_be32(w, (uint32_t)s->c.free_bytes);
 		wbuf_be32(w, st->depth);
 		for (uint32_t k = 0; k < st->depth; k++)
 			wbuf_be64(w, p->frames.v[p->stack_frames.v[st->off + k]].addr);

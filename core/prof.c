@@ -5,13 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Open-addressing addr -> frame index table; sized to a power of two. */
-typedef struct frame_index {
-	uint64_t *keys;
-	uint32_t *vals;   /* PROF_NONE marks an empty slot */
-	size_t mask, used;
-} frame_index;
-
 prof *prof_new(void)
 {
 	prof *p = calloc(1, sizeof(*p));
@@ -21,15 +14,6 @@ prof *prof_new(void)
 	p->meta.cmdline = PROF_NONE;
 	p->meta.scale = 1.0;
 	return p;
-}
-
-static void index_free(frame_index *ix)
-{
-	if (!ix)
-		return;
-	free(ix->keys);
-	free(ix->vals);
-	free(ix);
 }
 
 void prof_free(prof *p)
@@ -42,7 +26,7 @@ void prof_free(prof *p)
 	free(p->samples.v);
 	free(p->modules.v);
 	free(p->strs.v);
-	index_free(p->frame_index);
+	u64map_free(&p->frame_index);
 	free(p);
 }
 
@@ -55,73 +39,27 @@ uint32_t prof_str(prof *p, const char *s, size_t len)
 	return prof_str_put(p, s, len);
 }
 
-static int index_resize(frame_index *ix, size_t slots)
-{
-	uint64_t *keys = malloc(slots * sizeof(*keys));
-	uint32_t *vals = malloc(slots * sizeof(*vals));
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		return -1;
-	}
-	memset(vals, 0xff, slots * sizeof(*vals));
-	size_t mask = slots - 1;
-	for (size_t i = 0; ix->keys && i <= ix->mask; i++) {
-		if (ix->vals[i] == PROF_NONE)
-			continue;
-		size_t h = (size_t)prof_addr_hash(ix->keys[i]) & mask;
-		while (vals[h] != PROF_NONE)
-			h = (h + 1) & mask;
-		keys[h] = ix->keys[i];
-		vals[h] = ix->vals[i];
-	}
-	free(ix->keys);
-	free(ix->vals);
-	ix->keys = keys;
-	ix->vals = vals;
-	ix->mask = mask;
-	return 0;
-}
+/* The frame index's "absent" is the model's. */
+_Static_assert(PROF_NONE == U64MAP_NONE, "PROF_NONE is U64MAP_NONE");
 
 uint32_t prof_frame_find(const prof *p, uint64_t addr)
 {
-	const frame_index *ix = p->frame_index;
-	if (!ix)
-		return PROF_NONE;
-	size_t h = (size_t)prof_addr_hash(addr) & ix->mask;
-	while (ix->vals[h] != PROF_NONE) {
-		if (ix->keys[h] == addr)
-			return ix->vals[h];
-		h = (h + 1) & ix->mask;
-	}
-	return PROF_NONE;
+	return u64map_get(&p->frame_index, addr);
 }
 
 uint32_t prof_frame_intern(prof *p, uint64_t addr)
 {
-	frame_index *ix = p->frame_index;
-	if (!ix) {
-		ix = calloc(1, sizeof(*ix));
-		if (!ix || index_resize(ix, 1024)) {
-			free(ix);
-			return PROF_NONE;
-		}
-		p->frame_index = ix;
-	}
-	size_t h = (size_t)prof_addr_hash(addr) & ix->mask;
-	while (ix->vals[h] != PROF_NONE) {
-		if (ix->keys[h] == addr)
-			return ix->vals[h];
-		h = (h + 1) & ix->mask;
-	}
-	if (p->frames.len >= PROF_NONE - 1 || prof_vec_reserve(p->frames, 1))
+	u64map *ix = &p->frame_index;
+	if (!ix->vals && u64map_init(ix, 512))
+		return PROF_NONE;
+	size_t at = u64map_slot(ix, addr);
+	if (ix->vals[at] != U64MAP_NONE)
+		return ix->vals[at];
+	if (p->frames.len >= PROF_NONE - 1 || prof_vec_reserve(p->frames, 1) ||
+	    u64map_add_at(ix, at, addr, (uint32_t)p->frames.len))
 		return PROF_NONE;
 	uint32_t id = (uint32_t)p->frames.len++;
 	p->frames.v[id] = (prof_frame){ .addr = addr, .name = PROF_NONE, .module = PROF_NONE };
-	ix->keys[h] = addr;
-	ix->vals[h] = id;
-	if (++ix->used * 2 > ix->mask + 1 && index_resize(ix, (ix->mask + 1) * 2))
-		return PROF_NONE;
 	return id;
 }
 
@@ -159,8 +97,7 @@ int prof_sample_add(prof *p, uint32_t stack, uint64_t size, uint64_t alloc_objs,
 		return -1;
 	p->samples.v[p->samples.len++] = (prof_sample){
 		.stack = stack, .size = size,
-		.alloc_objs = alloc_objs, .alloc_bytes = alloc_bytes,
-		.free_objs = free_objs, .free_bytes = free_bytes,
+		.c = { alloc_objs, alloc_bytes, free_objs, free_bytes },
 	};
 	return 0;
 }

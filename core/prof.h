@@ -1,13 +1,27 @@
 /* prof.h - the profile model: frames, leaf-first stacks, (stack, size)
  * samples with 64-bit counters, modules and metadata.  Every reader fills
- * one of these; every view and writer reads one.  No I/O here. */
+ * one of these; every view and writer reads one.  No I/O here.
+ *
+ * core/ is the profile and everything computed from it, with no terminal
+ * and no process: readers and writers of every format (load.c picks one:
+ * pro_v1, pro_native, pprof, folded, heap_legacy, jemalloc), aggregation
+ * over a node map (agg.c: flat/cum; callgraph.c, tree.c, inline_edges.c),
+ * the view state a key changes (view*.c, filter.c), diffs (diff*.c,
+ * snapdiff.c), recordings (recfmt.h, recording*.c, timeline.c), exports
+ * and reports (export*.c, flamegraph.c, report.c), names (names.c;
+ * v1name.c reads and writes backtrace_symbols-style ones), the hash
+ * tables (hash.h: the one mixer; u64map.h, strix.h).  Data
+ * flows one way: reader -> prof -> node map (symbols/) -> agg -> view ->
+ * tui/.  Nothing here includes ncurses, elfutils or ptrace. */
 #ifndef MPROF_PROF_H
 #define MPROF_PROF_H
 
+#include "core/counts.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "core/u64map.h"
 #include "core/vec.h"
 
 #define PROF_NONE UINT32_MAX
@@ -39,7 +53,7 @@ typedef struct prof_sample {
 	uint32_t stack;    /* index into stacks */
 	uint32_t pad;
 	uint64_t size;     /* bucket size in bytes, 0 when the format has none */
-	uint64_t alloc_objs, alloc_bytes, free_objs, free_bytes;
+	mp_counts c;
 } prof_sample;
 
 typedef struct prof_module {
@@ -73,7 +87,7 @@ typedef struct prof {
 	PROF_VEC(prof_module) modules;
 	PROF_VEC(char) strs;               /* string pool, NUL-separated */
 	prof_meta meta;
-	void *frame_index;                 /* addr -> frame hash, owned */
+	u64map frame_index;                /* addr -> frame, owned */
 } prof;
 
 /* Allocates an empty profile; free it with prof_free. NULL on ENOMEM. */
@@ -91,14 +105,6 @@ static inline uint32_t prof_str_put(prof *p, const char *s, size_t len)
 	p->strs.v[off + len] = 0;
 	p->strs.len += len + 1;
 	return off;
-}
-/* Mixes an address for open-addressing tables keyed by pc. */
-static inline uint64_t prof_addr_hash(uint64_t a)
-{
-	a ^= a >> 33;
-	a *= 0xff51afd7ed558ccdULL;
-	a ^= a >> 33;
-	return a;
 }
 static inline const char *prof_strat(const prof *p, uint32_t off)
 {

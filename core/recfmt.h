@@ -14,6 +14,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include "core/counts.h"
 
 #define REC_MAGIC "MPROFREC"
 #define REC_VERSION 1
@@ -58,8 +59,9 @@ typedef struct rec_module {
  * sample_rate is 0, unbiased estimates otherwise. */
 typedef struct rec_counts {
 	uint32_t id, pad;
-	uint64_t alloc_objs, alloc_bytes, free_objs, free_bytes;
+	mp_counts c;
 } rec_counts;
+_Static_assert(sizeof(rec_counts) == 40, "rec_counts is a file layout");
 
 typedef struct rec_checkpoint {
 	uint64_t events;           /* events before this point since the recording began */

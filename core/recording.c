@@ -27,7 +27,7 @@
 /* ---- parsing one file (a thread each) ------------------------------------- */
 
 typedef struct parse_st {
-	rec_cnt *c;
+	mp_counts *c;
 	size_t n, cap;
 	size_t max_ids;    /* ids are dense and every file declares its stacks: a few per 16 bytes at most */
 	int64_t inuse;
@@ -40,9 +40,9 @@ static int st_fit(parse_st *s, uint32_t id)
 		return 0;
 	if (id >= s->max_ids)
 		return -1;
-	if (vec_grow((void **)&s->c, &s->cap, (size_t)id + 1, sizeof(rec_cnt)))
+	if (vec_grow((void **)&s->c, &s->cap, (size_t)id + 1, sizeof(mp_counts)))
 		return -1;
-	memset(s->c + s->n, 0, ((size_t)id + 1 - s->n) * sizeof(rec_cnt));
+	memset(s->c + s->n, 0, ((size_t)id + 1 - s->n) * sizeof(mp_counts));
 	s->n = (size_t)id + 1;
 	return 0;
 }
@@ -50,11 +50,11 @@ static int st_fit(parse_st *s, uint32_t id)
 static int ck_push(rec_file *f, const parse_st *s)
 {
 	rec_ck k = { s->ev, s->tmax, s->inuse, NULL, s->n };
-	k.c = malloc((s->n ? s->n : 1) * sizeof(rec_cnt));
+	k.c = malloc((s->n ? s->n : 1) * sizeof(mp_counts));
 	if (!k.c)
 		return -1;
 	if (s->n)
-		memcpy(k.c, s->c, s->n * sizeof(rec_cnt));
+		memcpy(k.c, s->c, s->n * sizeof(mp_counts));
 	if (PUSH(f->ck, f->nck, f->capck, k)) {
 		free(k.c);
 		return -1;
@@ -83,7 +83,7 @@ static rec_bucket *bucket(rec_file *f, uint64_t t, const parse_st *s)
 	return &f->tl[i];
 }
 
-void rec_apply(rec_cnt *c, const rec_event *e, uint64_t rate, int64_t *inuse)
+void rec_apply(mp_counts *c, const rec_event *e, uint64_t rate, int64_t *inuse)
 {
 	uint64_t o, b;
 	rec_weight(e->size, rate, &o, &b);
@@ -177,8 +177,8 @@ static void *parse_file(void *arg)
 				memcpy(&rc, p + q, sizeof(rc));
 				if (st_fit(&s, rc.id))
 					BAD("%s: offset %zu: stack id %u out of bounds", f->path, pay + q, rc.id);
-				s.c[rc.id] = (rec_cnt){ rc.alloc_objs, rc.alloc_bytes, rc.free_objs, rc.free_bytes };
-				agg_add(&s.inuse, (int64_t)(rc.alloc_bytes - rc.free_bytes));
+				s.c[rc.id] = rc.c;
+				agg_add(&s.inuse, (int64_t)(rc.c.alloc_bytes - rc.c.free_bytes));
 			}
 			break;
 		}
@@ -382,7 +382,7 @@ static int build_prof(recording *r)
 				nids = r->f[i].ck[k].n;
 	r->nids = nids;
 	r->sample_of = malloc(nids * sizeof(uint32_t));
-	r->cur = calloc(nids, sizeof(rec_cnt));
+	r->cur = calloc(nids, sizeof(mp_counts));
 	r->id_of = malloc((n ? n : 1) * sizeof(uint32_t));
 	if (!r->sample_of || !r->cur || !r->id_of) {
 		free(all);
@@ -470,17 +470,48 @@ static int merge(recording *r)
 	return 0;
 }
 
+/* One file of a recording (each is readable alone): r->dir names it. */
+static int single_file(const char *path, rec_name **names, size_t *nn, prof_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	rec_file_header h;
+	ssize_t k = fd < 0 ? -1 : pread(fd, &h, sizeof(h), 0);
+	if (fd >= 0)
+		close(fd);
+	if (k != (ssize_t)sizeof(h) || memcmp(h.magic, REC_MAGIC, sizeof(h.magic))) {
+		prof_errorf(err, "%s: not a recording (a directory MPROF_RECORD wrote, or one of its .rec files)", path);
+		return -1;
+	}
+	struct stat st;
+	*names = calloc(1, sizeof(**names));
+	if (!*names || stat(path, &st)) {
+		prof_errorf(err, "%s: %s", path, *names ? strerror(errno) : "out of memory");
+		return -1;
+	}
+	(*names)->size = st.st_size;
+	(*names)->pid = (int)h.pid;
+	(*names)->seq = h.seq;
+	*nn = 1;
+	return 0;
+}
+
 recording *rec_open(const char *dir, int threads, prof_error *err)
 {
-	DIR *d = opendir(dir);
-	if (!d) {
+	rec_name *names = NULL;
+	size_t nn = 0, capn = 0;
+	struct stat st0;
+	int single = !stat(dir, &st0) && S_ISREG(st0.st_mode);
+	if (single && single_file(dir, &names, &nn, err)) {
+		free(names);
+		return NULL;
+	}
+	DIR *d = single ? NULL : opendir(dir);
+	if (!d && !single) {
 		prof_errorf(err, "%s: %s", dir, strerror(errno));
 		return NULL;
 	}
-	rec_name *names = NULL;
-	size_t nn = 0, capn = 0;
 	struct dirent *de;
-	while ((de = readdir(d))) {
+	while (d && (de = readdir(d))) {
 		rec_name x;
 		int used = 0;
 		if (sscanf(de->d_name, "mprof-%d.%u.rec%n", &x.pid, &x.seq, &used) != 2 || de->d_name[used])
@@ -498,7 +529,8 @@ recording *rec_open(const char *dir, int threads, prof_error *err)
 			return NULL;
 		}
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
 	if (!nn) {
 		free(names);
 		prof_errorf(err, "%s: no recording files (mprof-PID.NNNNNN.rec) here", dir);
@@ -536,7 +568,10 @@ recording *rec_open(const char *dir, int threads, prof_error *err)
 		if (names[i].pid != best)
 			continue;
 		rec_file *f = &r->f[k++];
-		snprintf(f->path, sizeof(f->path), "%s/" REC_NAME_FMT, dir, best, names[i].seq);
+		if (single)
+			snprintf(f->path, sizeof(f->path), "%s", dir);
+		else
+			snprintf(f->path, sizeof(f->path), "%s/" REC_NAME_FMT, dir, best, names[i].seq);
 		int fd = open(f->path, O_RDONLY | O_CLOEXEC);
 		struct stat st;
 		if (fd < 0 || fstat(fd, &st)) {

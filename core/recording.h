@@ -21,10 +21,6 @@
 #define REC_BUCKET_NS 100000000LL
 #define REC_HIST_BINS 24   /* lifetime histogram: <1 ms, then [2^(k-1), 2^k) ms */
 
-typedef struct rec_cnt {
-	uint64_t alloc_objs, alloc_bytes, free_objs, free_bytes;
-} rec_cnt;
-
 typedef struct rec_bucket {
 	int64_t peak;          /* the largest heap in use in the bucket */
 	uint64_t peak_ev;      /* the position where it was reached */
@@ -64,7 +60,7 @@ typedef struct recording {
 	uint32_t *id_of;           /* sample -> stack id */
 	size_t nids;
 	/* The replay state. */
-	rec_cnt *cur;              /* nids entries */
+	mp_counts *cur;              /* nids entries */
 	uint64_t cur_ev, cur_time;
 	int64_t cur_inuse;
 	size_t cur_file;

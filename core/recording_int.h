@@ -15,7 +15,7 @@ typedef struct rec_chref {
 typedef struct rec_ck {
 	uint64_t ev, time;
 	int64_t inuse;
-	rec_cnt *c;                /* n entries; owned */
+	mp_counts *c;                /* n entries; owned */
 	size_t n;
 } rec_ck;
 
@@ -55,7 +55,7 @@ typedef struct rec_file {
 	(vec_grow((void **)&(vec), &(cap), (cnt) + 1, sizeof(*(vec))) ? -1 : ((vec)[(cnt)++] = (val), 0))
 
 /* Adds event e (weighted by the sampling rate) to c and to *inuse. */
-void rec_apply(rec_cnt *c, const rec_event *e, uint64_t rate, int64_t *inuse);
+void rec_apply(mp_counts *c, const rec_event *e, uint64_t rate, int64_t *inuse);
 /* The file holding position ev (the last that starts at or before it). */
 size_t rec_file_of(const recording *r, uint64_t ev);
 

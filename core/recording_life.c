@@ -4,6 +4,8 @@
 #include "core/recording_int.h"
 #include "core/agg.h"
 #include "core/snapdiff.h"
+#include "core/u64map.h"
+#include "core/vec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,105 +13,72 @@
 
 /* ---- pairing frees with allocations ---------------------------------------- */
 
-/* Open addressing, keys (stack << 32 | key) + 1 (0 is empty); values. */
+/* An allocation waiting for its free. */
+typedef struct pending {
+	uint64_t v1, v2;
+	uint32_t next;           /* the next one of its key, or the next free entry */
+	uint32_t last;           /* in the oldest of a key: the newest one */
+} pending;
+
+/* Allocations by key (stack << 32 | key) -> the oldest waiting; more of
+ * one key (a free lost, a reused key) wait behind it, and a free takes the
+ * oldest. */
 typedef struct pair_map {
-	uint64_t *k;
-	uint64_t *v1, *v2;
-	size_t cap, n;
+	u64map oldest;
+	pending *e;
+	size_t n, cap;
+	uint32_t free;           /* entries to reuse, through next; U64MAP_NONE: none */
 } pair_map;
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
-
-static int pm_grow(pair_map *m)
-{
-	size_t cap = m->cap ? m->cap * 2 : 1024;
-	pair_map n = { calloc(cap, 8), malloc(cap * 8), malloc(cap * 8), cap, 0 };
-	if (!n.k || !n.v1 || !n.v2) {
-		free(n.k);
-		free(n.v1);
-		free(n.v2);
-		return -1;
-	}
-	for (size_t i = 0; i < m->cap; i++) {
-		if (!m->k[i])
-			continue;
-		size_t j = mix(m->k[i]) & (cap - 1);
-		while (n.k[j])
-			j = (j + 1) & (cap - 1);
-		n.k[j] = m->k[i];
-		n.v1[j] = m->v1[i];
-		n.v2[j] = m->v2[i];
-	}
-	n.n = m->n;
-	free(m->k);
-	free(m->v1);
-	free(m->v2);
-	*m = n;
-	return 0;
-}
 
 static int pm_put(pair_map *m, uint64_t key, uint64_t v1, uint64_t v2)
 {
-	if ((m->n + 1) * 4 > m->cap * 3 && pm_grow(m))
+	uint32_t id = m->free;
+	if (id != U64MAP_NONE) {
+		m->free = m->e[id].next;
+	} else {
+		if (m->n >= U64MAP_NONE - 1 || vec_grow((void **)&m->e, &m->cap, m->n + 1, sizeof(*m->e)))
+			return -1;
+		id = (uint32_t)m->n++;
+	}
+	m->e[id] = (pending){ v1, v2, U64MAP_NONE, id };
+	if (!m->oldest.vals && u64map_init(&m->oldest, 512))
 		return -1;
-	key++;
-	size_t j = mix(key) & (m->cap - 1);
-	while (m->k[j])
-		j = (j + 1) & (m->cap - 1);
-	m->k[j] = key;
-	m->v1[j] = v1;
-	m->v2[j] = v2;
-	m->n++;
+	size_t at = u64map_slot(&m->oldest, key);
+	uint32_t first = m->oldest.vals[at];
+	if (first == U64MAP_NONE)
+		return u64map_add_at(&m->oldest, at, key, id);
+	m->e[m->e[first].last].next = id;
+	m->e[first].last = id;
 	return 0;
 }
 
-/* Removes key; 1 and its values if it was there. */
+/* Removes key's oldest allocation; 1 and its values if there was one. */
 static int pm_take(pair_map *m, uint64_t key, uint64_t *v1, uint64_t *v2)
 {
-	if (!m->cap)
+	if (!m->oldest.vals)
 		return 0;
-	key++;
-	size_t mask = m->cap - 1, j = mix(key) & mask;
-	while (m->k[j] && m->k[j] != key)
-		j = (j + 1) & mask;
-	if (!m->k[j])
+	size_t at = u64map_slot(&m->oldest, key);
+	uint32_t id = m->oldest.vals[at];
+	if (id == U64MAP_NONE)
 		return 0;
-	*v1 = m->v1[j];
-	*v2 = m->v2[j];
-	/* Backward-shift deletion keeps every probe chain whole. */
-	size_t i = j;
-	for (;;) {
-		m->k[i] = 0;
-		size_t nx = i;
-		for (;;) {
-			nx = (nx + 1) & mask;
-			if (!m->k[nx])
-				goto done;
-			size_t home = mix(m->k[nx]) & mask;
-			if (((nx - home) & mask) >= ((nx - i) & mask))
-				break;
-		}
-		m->k[i] = m->k[nx];
-		m->v1[i] = m->v1[nx];
-		m->v2[i] = m->v2[nx];
-		i = nx;
+	pending *x = &m->e[id];
+	*v1 = x->v1;
+	*v2 = x->v2;
+	if (x->next == U64MAP_NONE) {
+		u64map_del_at(&m->oldest, at);
+	} else {
+		m->e[x->next].last = x->last;
+		u64map_set_at(&m->oldest, at, key, x->next);
 	}
-done:
-	m->n--;
+	x->next = m->free;
+	m->free = id;
 	return 1;
 }
 
 static void pm_free(pair_map *m)
 {
-	free(m->k);
-	free(m->v1);
-	free(m->v2);
+	u64map_free(&m->oldest);
+	free(m->e);
 }
 
 /* Calls fn on every event from position from to the end, in order. */
@@ -131,18 +100,18 @@ static void pm_free(pair_map *m)
 		}                                                                            \
 	}
 
-static prof *counts_prof(recording *r, const rec_cnt *per_id, prof_error *err)
+static prof *counts_prof(recording *r, const mp_counts *per_id, prof_error *err)
 {
 	snap s = { 0 };
 	s.n = r->p->samples.len;
-	s.c = calloc(s.n ? s.n : 1, sizeof(snap_counts));
+	s.c = calloc(s.n ? s.n : 1, sizeof(mp_counts));
 	if (!s.c) {
 		prof_errorf(err, "%s: out of memory", r->dir);
 		return NULL;
 	}
 	for (size_t k = 0; k < s.n; k++) {
-		const rec_cnt *c = &per_id[r->id_of[k]];
-		s.c[k] = (snap_counts){ c->alloc_objs, c->alloc_bytes, c->free_objs, c->free_bytes };
+		const mp_counts *c = &per_id[r->id_of[k]];
+		s.c[k] = *c;
 	}
 	prof *d = snap_delta(r->p, NULL, &s, NULL, err);
 	free(s.c);
@@ -156,8 +125,8 @@ prof *rec_leaks(recording *r, uint64_t from, uint64_t to, prof_error *err)
 		to = from;
 		from = t;
 	}
-	pair_map m = { 0 };
-	rec_cnt *alive = calloc(r->nids, sizeof(rec_cnt));
+	pair_map m = { .free = U64MAP_NONE };
+	mp_counts *alive = calloc(r->nids, sizeof(mp_counts));
 	if (!alive)
 		goto nomem;
 	FOR_EVENTS(r, from, e, pos, {
@@ -171,15 +140,15 @@ prof *rec_leaks(recording *r, uint64_t from, uint64_t to, prof_error *err)
 				goto nomem;
 		}
 	})
-	for (size_t i = 0; i < m.cap; i++) {
-		if (!m.k[i])
-			continue;
-		uint32_t id = (uint32_t)((m.k[i] - 1) >> 32);
-		uint64_t o, b;
-		rec_weight(m.v1[i], r->sample_rate, &o, &b);
-		alive[id].alloc_objs += o;
-		alive[id].alloc_bytes += b;
-	}
+	uint64_t key;
+	uint32_t first;
+	for (size_t it = 0; u64map_next(&m.oldest, &it, &key, &first);)
+		for (uint32_t x = first; x != U64MAP_NONE; x = m.e[x].next) {
+			uint64_t o, b;
+			rec_weight(m.e[x].v1, r->sample_rate, &o, &b);
+			alive[key >> 32].alloc_objs += o;
+			alive[key >> 32].alloc_bytes += b;
+		}
 	pm_free(&m);
 	prof *d = counts_prof(r, alive, err);
 	free(alive);
@@ -210,7 +179,7 @@ uint64_t rec_hist_low_ms(int bin)
 rec_life *rec_lifetimes(recording *r, uint64_t max_allocs, uint64_t max_ns)
 {
 	rec_life *l = calloc(r->nids ? r->nids : 1, sizeof(rec_life));
-	pair_map m = { 0 };
+	pair_map m = { .free = U64MAP_NONE };
 	if (!l)
 		return NULL;
 	uint64_t nalloc = 0, tmax = 0;
@@ -250,7 +219,7 @@ nomem:
 
 prof *rec_temp_prof(recording *r, const rec_life *l, prof_error *err)
 {
-	rec_cnt *c = calloc(r->nids ? r->nids : 1, sizeof(rec_cnt));
+	mp_counts *c = calloc(r->nids ? r->nids : 1, sizeof(mp_counts));
 	if (!c) {
 		prof_errorf(err, "%s: out of memory", r->dir);
 		return NULL;

@@ -48,8 +48,8 @@ static void from_checkpoint(recording *r, size_t fi, uint64_t ev, uint64_t t)
 	while (k + 1 < f->nck && f->ck[k + 1].ev <= ev && f->ck[k + 1].time <= t)
 		k++;
 	const rec_ck *c = &f->ck[k];
-	memset(r->cur, 0, r->nids * sizeof(rec_cnt));
-	memcpy(r->cur, c->c, (c->n < r->nids ? c->n : r->nids) * sizeof(rec_cnt));
+	memset(r->cur, 0, r->nids * sizeof(mp_counts));
+	memcpy(r->cur, c->c, (c->n < r->nids ? c->n : r->nids) * sizeof(mp_counts));
 	r->cur_ev = c->ev;
 	r->cur_time = c->time;
 	r->cur_inuse = c->inuse;
@@ -91,12 +91,9 @@ static void to_prof(recording *r)
 {
 	prof *p = r->p;
 	for (size_t k = 0; k < p->samples.len; k++) {
-		const rec_cnt *c = &r->cur[r->id_of[k]];
+		const mp_counts *c = &r->cur[r->id_of[k]];
 		prof_sample *s = &p->samples.v[k];
-		s->alloc_objs = c->alloc_objs;
-		s->alloc_bytes = c->alloc_bytes;
-		s->free_objs = c->free_objs;
-		s->free_bytes = c->free_bytes;
+		s->c = *c;
 	}
 }
 
@@ -162,6 +159,11 @@ int rec_parse_moment(recording *r, const char *s, uint64_t *ev, prof_error *err)
 		v = -1;
 	if (errno || end == s || !(v >= 0) || v * mul > 9.2e18) {
 		prof_errorf(err, "'%s' is not a time: seconds from the start (12.5s, 800ms), peak, start or end", s);
+		return -1;
+	}
+	if (v * mul > (double)r->end_time) {
+		prof_errorf(err, "%s: '%s' is past the end of the recording (%.3f s; 'end' is that moment)", r->dir, s,
+			    (double)r->end_time / 1e9);
 		return -1;
 	}
 	*ev = rec_ev_at(r, (uint64_t)(v * mul));

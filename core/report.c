@@ -12,11 +12,20 @@ static struct {
 	int bytes, objs;      /* metric indices: primary and tie-break */
 	enum report_sort sort;
 	uint8_t leaf;
+	int magnitude;
 } ctx;
 
+static uint64_t mag(int64_t v)
+{
+	return v < 0 ? -(uint64_t)v : (uint64_t)v;
+}
+
+/* Descending; by magnitude first in a diff (then growth before shrink). */
 static int cmp_i64(int64_t x, int64_t y)
 {
-	return x < y ? 1 : x > y ? -1 : 0;   /* descending */
+	if (ctx.magnitude && mag(x) != mag(y))
+		return mag(x) < mag(y) ? 1 : -1;
+	return x < y ? 1 : x > y ? -1 : 0;
 }
 
 static int row_cmp(const void *pa, const void *pb)
@@ -60,6 +69,7 @@ long report_rows(const agg *a, const prof_nodemap *m, const report_opts *o, uint
 	ctx.objs = o->objects ? b : ob;
 	ctx.sort = o->sort;
 	ctx.leaf = o->alloc ? AGG_LEAF_ALLOC : AGG_LEAF_INUSE;
+	ctx.magnitude = o->magnitude;
 	qsort(r, (size_t)n, sizeof(*r), row_cmp);
 	*rows = r;
 	return n;
@@ -116,7 +126,7 @@ int report_top(FILE *out, const agg *a, const prof_nodemap *m, const report_opts
 		return ferror(out) ? -1 : 0;
 	}
 
-	fprintf(out, "-----------%s space ranking----------\n", o->alloc ? "alloc" : "inuse");
+	fprintf(out, "-----------%s space ranking----------\n", o->what ? o->what : o->alloc ? "alloc" : "inuse");
 	if (a->total[b] == 0 && !o->objects) {
 		fprintf(out, "total bytes is 0\n");
 		free(rows);
@@ -173,7 +183,7 @@ static int sample_inuse_cmp(const void *pa, const void *pb)
 {
 	uint32_t x = *(const uint32_t *)pa, y = *(const uint32_t *)pb;
 	const prof_sample *sx = &info_p->samples.v[x], *sy = &info_p->samples.v[y];
-	int r = cmp_i64((int64_t)(sx->alloc_bytes - sx->free_bytes), (int64_t)(sy->alloc_bytes - sy->free_bytes));
+	int r = cmp_i64((int64_t)(sx->c.alloc_bytes - sx->c.free_bytes), (int64_t)(sy->c.alloc_bytes - sy->c.free_bytes));
 	return r ? r : (x < y ? -1 : x > y);   /* stable: file order among equals */
 }
 
@@ -200,13 +210,14 @@ int report_info(FILE *out, const prof *p)
 	fprintf(out, "AllocBytes:\tFreeBytes:\tAllocObjs:\tFreeObjs:\tBacktrace:\n");
 	for (size_t i = 0; i < ns; i++)
 		si[i] = (uint32_t)i;
+	ctx.magnitude = 0;   /* skynet-mprof's order */
 	qsort(si, ns, sizeof(*si), sample_inuse_cmp);
 	for (size_t i = 0; i < ns; i++) {
 		const prof_sample *s = &p->samples.v[si[i]];
 		const prof_stack *st = &p->stacks.v[s->stack];
-		fprintf(out, "%-10llu\t%-9llu\t%-9llu\t%-8llu\t", (unsigned long long)s->alloc_bytes,
-			(unsigned long long)s->free_bytes, (unsigned long long)s->alloc_objs,
-			(unsigned long long)s->free_objs);
+		fprintf(out, "%-10llu\t%-9llu\t%-9llu\t%-8llu\t", (unsigned long long)s->c.alloc_bytes,
+			(unsigned long long)s->c.free_bytes, (unsigned long long)s->c.alloc_objs,
+			(unsigned long long)s->c.free_objs);
 		for (uint32_t d = st->depth; d-- > 0;)
 			fprintf(out, "0x%llx%s", (unsigned long long)p->frames.v[p->stack_frames.v[st->off + d]].addr,
 				d ? " -> " : "");

@@ -15,6 +15,8 @@ typedef struct report_opts {
 	int objects;        /* rank by objects instead of bytes */
 	long limit;         /* at most this many rows; <= 0 all */
 	int tsv;            /* flat_bytes, flat_objects, cum_bytes, cum_objects, name */
+	const char *what;   /* the heading's word ("leaked"...); NULL: alloc or inuse */
+	int magnitude;      /* a diff: the biggest change first, growth or shrink */
 } report_opts;
 
 /* The rows of a top report, in order: node ids into rows (caller frees

@@ -17,7 +17,7 @@ int snap_take(snap *s, const prof *p, int number, int64_t wall, int64_t mono_ns)
 		return -1;
 	for (size_t i = 0; i < s->n; i++) {
 		const prof_sample *x = &p->samples.v[i];
-		s->c[i] = (snap_counts){ x->alloc_objs, x->alloc_bytes, x->free_objs, x->free_bytes };
+		s->c[i] = x->c;
 		int64_t v[AGG_NMETRIC];
 		agg_sample_vals(x, v);
 		for (int m = 0; m < AGG_NMETRIC; m++)
@@ -38,13 +38,13 @@ void snap_free(snap *s)
 	 : ((src).len ? (void)memcpy((dst).v, (src).v, (src).len * sizeof(*(src).v)) : (void)0, \
 	    (dst).len = (src).len, 0))
 
-static snap_counts counts_at(const prof *p, const snap *s, size_t i)
+static mp_counts counts_at(const prof *p, const snap *s, size_t i)
 {
 	if (!s) {
 		const prof_sample *x = &p->samples.v[i];
-		return (snap_counts){ x->alloc_objs, x->alloc_bytes, x->free_objs, x->free_bytes };
+		return x->c;
 	}
-	return i < s->n ? s->c[i] : (snap_counts){ 0, 0, 0, 0 };
+	return i < s->n ? s->c[i] : (mp_counts){ 0, 0, 0, 0 };
 }
 
 prof *snap_delta(const prof *p, const snap *from, const snap *to, uint8_t **is_new, prof_error *err)
@@ -74,8 +74,8 @@ prof *snap_delta(const prof *p, const snap *from, const snap *to, uint8_t **is_n
 	}
 	for (size_t i = 0; i < n_to; i++) {
 		const prof_sample *x = &p->samples.v[i];
-		snap_counts a = from ? counts_at(p, from, i) : (snap_counts){ 0, 0, 0, 0 };
-		snap_counts b = counts_at(p, to, i);
+		mp_counts a = from ? counts_at(p, from, i) : (mp_counts){ 0, 0, 0, 0 };
+		mp_counts b = counts_at(p, to, i);
 		if (nw && a.alloc_objs && x->stack < p->stacks.len)
 			nw[x->stack] = 0;
 		if (b.alloc_objs == a.alloc_objs && b.free_objs == a.free_objs && b.alloc_bytes == a.alloc_bytes &&

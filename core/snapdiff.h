@@ -12,16 +12,12 @@
 #include "core/agg.h"
 #include "core/load.h"
 
-typedef struct snap_counts {
-	uint64_t alloc_objs, alloc_bytes, free_objs, free_bytes;
-} snap_counts;
-
 typedef struct snap {
 	int number;            /* 1, 2, ... as the user took them */
 	int64_t wall;          /* unix seconds */
 	int64_t mono_ns;       /* since the process started (segment clock) */
 	size_t n;              /* samples of the profile covered: [0, n) */
-	snap_counts *c;        /* owned: n entries */
+	mp_counts *c;        /* owned: n entries */
 	int64_t total[AGG_NMETRIC];
 } snap;
 

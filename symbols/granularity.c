@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/agg.h"
 #include "core/path.h"
 #include "core/strix.h"
 #include "symbols/sym_int.h"
@@ -162,4 +163,15 @@ int sym_nodemap(prof_nodemap *m, const prof *p, sym *s, enum sym_gran g)
 	if (rc)
 		nodemap_free(m);
 	return rc;
+}
+
+int sym_nodemap_agg(prof_nodemap *m, agg *a, const prof *p, sym *s, enum sym_gran g)
+{
+	if (sym_nodemap(m, p, s, g))
+		return -1;
+	if (agg_compute(a, p, m)) {
+		nodemap_free(m);
+		return -1;
+	}
+	return 0;
 }

@@ -35,58 +35,53 @@ typedef struct sym_table {
 	size_t n;
 } sym_table;
 
-/* (module, key) -> index; key is the CU DIE offset, or ~0 for symbols. */
-typedef struct ix_slot {
-	const void *dm;
-	uint64_t key;
-	void *val;
-} ix_slot;
+/* (module, what) -> the index built for it, where what is a CU (by DIE
+ * offset) or the module's symbols.  The u64 key is exact: the module's
+ * number (in order of first use) above IX_OFF_BITS, below them the DIE
+ * offset + 1, or 0 for the symbols. */
+#define IX_OFF_BITS 44
+#define IX_SYMTAB UINT64_MAX
+
+typedef struct ix_entry {
+	void *val;             /* cu_index or sym_table, NULL until built */
+	int symtab;
+} ix_entry;
 
 struct sym_ixmap {
-	ix_slot *slot;
-	size_t mask, used;
+	u64map module;         /* Dwfl_Module address -> its number */
+	u64map at;             /* key -> index in e */
+	ix_entry *e;
+	size_t n, cap;
 };
 
-static size_t ix_hash(const void *dm, uint64_t key)
-{
-	uint64_t h = (uint64_t)(uintptr_t)dm * 0x9e3779b97f4a7c15ULL ^ key * 0xff51afd7ed558ccdULL;
-	return (size_t)(h ^ (h >> 29));
-}
-
-static ix_slot *ix_find(sym *s, const void *dm, uint64_t key)
+/* The entry of (dm, what), empty when new; what is a DIE offset or
+ * IX_SYMTAB.  NULL on ENOMEM, or past 2^20 modules or a 16 TiB offset. */
+static ix_entry *ix_find(sym *s, const Dwfl_Module *dm, uint64_t what)
 {
 	struct sym_ixmap *m = s->ix;
-	if (!m) {
-		m = s->ix = calloc(1, sizeof(*m));
-		if (!m)
+	if (!m && !(m = s->ix = calloc(1, sizeof(*m))))
+		return NULL;
+	uint64_t mod = (uint64_t)(uintptr_t)dm;
+	uint32_t num = u64map_get(&m->module, mod);
+	if (num == U64MAP_NONE) {
+		num = (uint32_t)m->module.used;
+		if (num >= 1u << (64 - IX_OFF_BITS) || u64map_put(&m->module, mod, num))
 			return NULL;
 	}
-	if (!m->slot || (m->used + 1) * 2 > m->mask) {
-		size_t n = m->slot ? (m->mask + 1) * 2 : 256;
-		ix_slot *ns = calloc(n, sizeof(*ns));
-		if (!ns)
-			return NULL;
-		for (size_t i = 0; m->slot && i <= m->mask; i++) {
-			if (!m->slot[i].dm)
-				continue;
-			size_t h = ix_hash(m->slot[i].dm, m->slot[i].key) & (n - 1);
-			while (ns[h].dm)
-				h = (h + 1) & (n - 1);
-			ns[h] = m->slot[i];
-		}
-		free(m->slot);
-		m->slot = ns;
-		m->mask = n - 1;
-	}
-	size_t h = ix_hash(dm, key) & m->mask;
-	while (m->slot[h].dm && (m->slot[h].dm != dm || m->slot[h].key != key))
-		h = (h + 1) & m->mask;
-	if (!m->slot[h].dm) {
-		m->slot[h].dm = dm;
-		m->slot[h].key = key;
-		m->used++;
-	}
-	return &m->slot[h];
+	uint64_t low = what == IX_SYMTAB ? 0 : what + 1;
+	if (low >> IX_OFF_BITS)
+		return NULL;
+	uint64_t key = (uint64_t)num << IX_OFF_BITS | low;
+	if (!m->at.vals && u64map_init(&m->at, 128))
+		return NULL;
+	size_t at = u64map_slot(&m->at, key);
+	if (m->at.vals[at] != U64MAP_NONE)
+		return &m->e[m->at.vals[at]];
+	if (m->n >= U64MAP_NONE || vec_grow((void **)&m->e, &m->cap, m->n + 1, sizeof(*m->e)) ||
+	    u64map_add_at(&m->at, at, key, (uint32_t)m->n))
+		return NULL;
+	m->e[m->n] = (ix_entry){ NULL, what == IX_SYMTAB };
+	return &m->e[m->n++];
 }
 
 static int is_fn(int tag)
@@ -154,7 +149,7 @@ static int range_cmp(const void *a, const void *b)
 
 static cu_index *cu_index_get(sym *s, Dwfl_Module *dm, Dwarf_Die *cu)
 {
-	ix_slot *sl = ix_find(s, dm, dwarf_dieoffset(cu));
+	ix_entry *sl = ix_find(s, dm, dwarf_dieoffset(cu));
 	if (!sl)
 		return NULL;
 	if (sl->val)
@@ -236,7 +231,7 @@ static int sym_cmp(const void *a, const void *b)
 
 static sym_table *symtab_get(sym *s, Dwfl_Module *dm)
 {
-	ix_slot *sl = ix_find(s, dm, ~(uint64_t)0);
+	ix_entry *sl = ix_find(s, dm, IX_SYMTAB);
 	if (!sl)
 		return NULL;
 	if (sl->val)
@@ -284,21 +279,23 @@ void sym_index_free(sym *s)
 	struct sym_ixmap *m = s->ix;
 	if (!m)
 		return;
-	for (size_t i = 0; m->slot && i <= m->mask; i++) {
-		if (!m->slot[i].val)
+	for (size_t i = 0; i < m->n; i++) {
+		if (!m->e[i].val)
 			continue;
-		if (m->slot[i].key == ~(uint64_t)0) {
-			sym_table *t = m->slot[i].val;
+		if (m->e[i].symtab) {
+			sym_table *t = m->e[i].val;
 			free(t->v);
 			free(t);
 		} else {
-			cu_index *c = m->slot[i].val;
+			cu_index *c = m->e[i].val;
 			free(c->v);
 			free(c->maxhi);
 			free(c);
 		}
 	}
-	free(m->slot);
+	u64map_free(&m->module);
+	u64map_free(&m->at);
+	free(m->e);
 	free(m);
 	s->ix = NULL;
 }

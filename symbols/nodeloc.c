@@ -24,7 +24,7 @@ int sym_node_locs(sym_node_loc **out, const prof *p, const prof_nodemap *m, sym 
 		const uint32_t *fr = prof_stack_frames(p, sa->stack);
 		for (uint32_t d = 0; d < p->stacks.v[sa->stack].depth; d++)
 			if (fr[d] < nf)
-				w[fr[d]] += (int64_t)sa->alloc_bytes;
+				w[fr[d]] += (int64_t)sa->c.alloc_bytes;
 	}
 	for (uint32_t f = 0; f < p->frames.len && f < m->nframes; f++) {
 		const sym_info *si = sym_frame(s, f);

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/v1name.h"
 #include "symbols/sym.h"
 #include "symbols/sym_int.h"
 
@@ -61,71 +62,6 @@ char *sym_arena_strndup(sym *s, const char *str, size_t n)
 static char *arena_strdup(sym *s, const char *str)
 {
 	return str ? sym_arena_strndup(s, str, strlen(str)) : NULL;
-}
-
-/* ---- v1 names: "path(sym+0xoff) [0xaddr]", "path(+0xoff) [0xaddr]" ------ */
-
-static int is_symch(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-	       c == '.' || c == '$' || c == '@';
-}
-
-static int is_hex(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-/* Only glibc's exact shape counts ("(sym+0xoff) [0xaddr]" to the end), or
- * a prefix of it when the name was cut at 80 bytes: Go names such as
- * "strings.(*Builder).Grow" are function names, not paths. */
-int sym_parse_v1_name(const char *name, sym_v1_name *out)
-{
-	memset(out, 0, sizeof(*out));
-	const char *lp = strrchr(name, '(');
-	if (!lp || lp == name)
-		return -1; /* "[0xaddr]" alone, or the path itself was cut */
-	int cut = strlen(name) >= 80;
-	const char *q = lp + 1;
-	while (is_symch(*q))
-		q++;
-	out->path = name;
-	out->path_len = (size_t)(lp - name);
-	out->sym = lp + 1;
-	out->sym_len = (size_t)(q - (lp + 1));
-	if (!*q && cut) { /* cut inside the symbol: its end is unknown */
-		out->sym_len = 0;
-		out->sym_cut = 1;
-		return 0;
-	}
-	if ((*q != '+' && *q != '-') || (q[1] && q[1] != '0') || (q[1] && q[2] && q[2] != 'x'))
-		return -1;
-	if (!q[1] || !q[2])
-		return cut ? 0 : -1;
-	const char *h = q + 3;
-	while (is_hex(*h))
-		h++;
-	if (!*h)
-		return cut ? 0 : -1;
-	if (*h != ')' || h == q + 3)
-		return -1;
-	out->off = strtoull(q + 3, NULL, 16);
-	if (*q == '-')
-		out->off = (uint64_t)0 - out->off;
-	out->has_off = 1;
-	/* What follows must be " [0xaddr]", possibly cut. */
-	static const char tail[] = " [0x";
-	const char *t = h + 1;
-	for (size_t i = 0; i < 4; i++, t++)
-		if (!*t)
-			return cut ? 0 : -1;
-		else if (*t != tail[i])
-			return -1;
-	while (is_hex(*t))
-		t++;
-	if (!*t)
-		return cut ? 0 : -1;
-	return *t == ']' && !t[1] ? 0 : -1;
 }
 
 /* ---- module table ------------------------------------------------------ */
@@ -277,18 +213,19 @@ sym *sym_open(const prof *p, const sym_opts *o)
 	 * or addr - off - value of the symbol of a "(sym+0xoff)" one. */
 	for (uint32_t f = 0; f < p->frames.len; f++) {
 		const char *name = prof_strat(p, p->frames.v[f].name);
-		sym_v1_name vn;
-		if (!name || sym_parse_v1_name(name, &vn) || !vn.path_len || vn.path[0] == '[')
+		v1name vn;
+		if (!name || v1name_parse(name, V1NAME_STRICT, &vn) || vn.path[0] == '[')
 			continue;
 		smod *m = module_get(s, vn.path, vn.path_len);
 		if (!m)
 			continue;
 		s->frames[f].mod = (uint32_t)(m - s->mods) + 1;
 		uint64_t addr = p->frames.v[f].addr;
-		if (vn.has_off && !vn.sym_len && !m->have_bias && !m->have_base) {
+		int has_off = (vn.parts & V1NAME_OFF) != 0;
+		if (has_off && !vn.sym_len && !m->have_bias && !m->have_base) {
 			m->bias = addr - vn.off;
 			m->have_bias = 1;
-		} else if (vn.has_off && vn.sym_len && !m->anchor_sym) {
+		} else if (has_off && vn.sym_len && !m->anchor_sym) {
 			m->anchor_sym = sym_arena_strndup(s, vn.sym, vn.sym_len);
 			m->anchor_addr = addr;
 			m->anchor_off = vn.off;
@@ -337,7 +274,9 @@ void sym_close(sym *s)
 	free(s->mods);
 	free(s->missing);
 	free(s->frames);
-	free(s->cache.slot);
+	u64map_free(&s->cache.by_addr[0]);
+	u64map_free(&s->cache.by_addr[1]);
+	free(s->cache.info);
 	free(s->profile_dir);
 	free_list(s->roots);
 	free_list(s->search);
@@ -509,11 +448,11 @@ static void resolve_raw(sym *s, const char *name, sym_info *si)
 	if (!c)
 		return;
 	*c = (sym_loc){ NULL, NULL, 0, 0 };
-	sym_v1_name vn;
+	v1name vn;
 	si->source = SYM_SRC_RAW;
 	if (!name)
 		;
-	else if (!sym_parse_v1_name(name, &vn)) {
+	else if (!v1name_parse(name, V1NAME_STRICT, &vn)) {
 		if (vn.sym_len) {
 			c->func = demangle(s, vn.sym, vn.sym_len);
 			si->source = SYM_SRC_RECORDED;
@@ -570,36 +509,6 @@ static sym_info *resolve(sym *s, uint64_t addr, int is_return, uint32_t frame)
 	return si;
 }
 
-/* Cache: open addressing on (addr, is_return). */
-static size_t cache_hash(uint64_t a)
-{
-	a ^= a >> 33;
-	a *= 0xff51afd7ed558ccdULL;
-	a ^= a >> 33;
-	return (size_t)a;
-}
-
-static int cache_grow(sym_cache *c)
-{
-	size_t n = c->mask ? (c->mask + 1) * 2 : 4096;
-	sym_info **ns = calloc(n, sizeof(*ns));
-	if (!ns)
-		return -1;
-	for (size_t i = 0; c->slot && i <= c->mask; i++) {
-		sym_info *e = c->slot[i];
-		if (!e)
-			continue;
-		size_t h = cache_hash(e->addr) & (n - 1);
-		while (ns[h])
-			h = (h + 1) & (n - 1);
-		ns[h] = e;
-	}
-	free(c->slot);
-	c->slot = ns;
-	c->mask = n - 1;
-	return 0;
-}
-
 const sym_info *sym_resolve(sym *s, uint64_t addr, int is_return)
 {
 	is_return = !!is_return;
@@ -607,19 +516,19 @@ const sym_info *sym_resolve(sym *s, uint64_t addr, int is_return)
 	if (f != PROF_NONE && is_return)
 		return sym_frame(s, f);
 	sym_cache *c = &s->cache;
-	if (!c->slot && cache_grow(c))
+	u64map *ix = &c->by_addr[is_return];
+	if (!ix->vals && u64map_init(ix, 1024))
 		return NULL;
-	size_t h = cache_hash(addr * 2 + (uint64_t)is_return) & c->mask;
-	for (sym_info *e; (e = c->slot[h]); h = (h + 1) & c->mask)
-		if (e->addr == addr && e->is_return == is_return)
-			return e;
+	size_t at = u64map_slot(ix, addr);
+	if (ix->vals[at] != U64MAP_NONE)
+		return c->info[ix->vals[at]];
+	if (c->n >= U64MAP_NONE || vec_grow((void **)&c->info, &c->cap, c->n + 1, sizeof(*c->info)))
+		return NULL;
 	sym_info *e = resolve(s, addr, is_return, f);
-	if (!e)
+	if (!e || u64map_add_at(ix, at, addr, (uint32_t)c->n))
 		return NULL;
 	e->is_return = is_return;
-	c->slot[h] = e;
-	if (++c->used * 2 > c->mask && cache_grow(c))
-		return NULL;
+	c->info[c->n++] = e;
 	return e;
 }
 

@@ -2,7 +2,13 @@
  * whole inline chain, addr2line-style, over the modules a profile names.
  * The only door to elfutils: nothing outside symbols/ includes its headers.
  * Lookups are lazy and cached per address, so opening costs only the
- * module table. */
+ * module table.
+ *
+ * symbols/: sym.c (the resolver and its cache), locate.c (finding a
+ * module's file and debug info, build-id checks), index.c (DWARF function
+ * and inline index), granularity.c (node maps: address, line, function,
+ * module), nodeloc.c and source.c (a node's source lines), elffile.c (ELF
+ * symbol tables for attach/). */
 #ifndef MPROF_SYM_H
 #define MPROF_SYM_H
 
@@ -10,6 +16,7 @@
 #include <stdint.h>
 
 #include "core/agg.h"
+#include "core/export.h"
 #include "core/prof.h"
 
 typedef struct sym sym;
@@ -104,6 +111,9 @@ long sym_source_lines(sym *s, const char *file, sym_line_vals **vals);
  * tails down to the file name). Writes into buf; NULL if none. */
 const char *sym_source_path(const sym *s, const char *file, char *buf, size_t len);
 
+/* export_lines' get over a sym (ctx): frame's inline chain, innermost first. */
+size_t sym_export_lines(void *ctx, uint32_t frame, export_line *out, size_t cap);
+
 /* Granularity of a node map built from symbols. */
 enum sym_gran { SYM_GRAN_ADDRESS, SYM_GRAN_FUNCTION, SYM_GRAN_LINE, SYM_GRAN_MODULE };
 /* Parses "address", "function", "line", "module"; -1 if none. */
@@ -114,5 +124,8 @@ const char *sym_gran_name(enum sym_gran g);
  * AGG_NODE_INLINE. SYM_GRAN_ADDRESS names frames by resolved function and
  * location ("func file:line [0xaddr]"); s NULL gives raw names. 0 or -1. */
 int sym_nodemap(prof_nodemap *m, const prof *p, sym *s, enum sym_gran g);
+/* The map at g and p aggregated over it: what every mode and report opens
+ * with.  0, or -1 (out of memory) with neither left allocated. */
+int sym_nodemap_agg(prof_nodemap *m, agg *a, const prof *p, sym *s, enum sym_gran g);
 
 #endif

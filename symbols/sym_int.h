@@ -5,6 +5,7 @@
 
 #include <elfutils/libdwfl.h>
 
+#include "core/u64map.h"
 #include "symbols/sym.h"
 
 /* A module the profile names. */
@@ -21,9 +22,11 @@ typedef struct smod {
 	Dwfl_Module *dm;
 } smod;
 
+/* Addresses that are not frames (or not as return addresses), resolved. */
 typedef struct sym_cache {
-	sym_info **slot;
-	size_t mask, used;
+	u64map by_addr[2];       /* [is_return]: addr -> index in info */
+	sym_info **info;
+	size_t n, cap;
 } sym_cache;
 
 typedef struct sym_frame_ent {
@@ -46,19 +49,6 @@ struct sym {
 	void *arena;
 	struct sym_ixmap *ix;    /* index.c: per-CU ranges, sorted symbols */
 };
-
-/* A v1 name taken apart; pointers into the name. */
-typedef struct sym_v1_name {
-	const char *path;
-	size_t path_len;
-	const char *sym;
-	size_t sym_len;
-	uint64_t off;
-	int has_off, sym_cut;
-} sym_v1_name;
-
-/* 0 when name has a module path ("path(...)"), -1 otherwise. */
-int sym_parse_v1_name(const char *name, sym_v1_name *out);
 
 /* Arena memory, freed at sym_close. */
 void *sym_arena_alloc(sym *s, size_t n);

@@ -341,11 +341,11 @@ int app_view_open(app *a, const prof *p, int first, const char *title)
 {
 	prof_nodemap *m = calloc(1, sizeof(*m));
 	agg *ag = calloc(1, sizeof(*ag));
-	int built = m && ag && !sym_nodemap(m, p, app_sym(a), (enum sym_gran)first);
-	if (!built || agg_compute(ag, p, m) || view_init(&a->v, p, m, ag, title)) {
+	int built = m && ag && !sym_nodemap_agg(m, ag, p, app_sym(a), (enum sym_gran)first);
+	if (!built || view_init(&a->v, p, m, ag, title)) {
 		if (built) {
 			nodemap_free(m);
-			agg_free(ag);   /* empty when agg_compute failed */
+			agg_free(ag);
 		}
 		free(m);
 		free(ag);
@@ -462,6 +462,8 @@ int app_run(app *a)
 		if (r & REACT_QUIT)
 			break;
 		apply_prompts(a, r);
+		if (a->quit)
+			break;
 		dirty = 1;
 	}
 	restore_terminal();

@@ -1,7 +1,14 @@
 /* app.h - what the screens share: the application state, the reactions a
  * key handler returns (applied in one place, app.c), the two ops tables (a
  * screen's: what is drawn; a mode's: where profiles come from) and the
- * drawing helpers of chrome.c. */
+ * drawing helpers of chrome.c.
+ *
+ * tui/ is presentation only, over core/'s views: main.c (the command line,
+ * one function per mode), app.c (the event loop and reactions), screens
+ * (table.c, tree.c, peek.c callers/callees, source.c, help.c), modes
+ * (file_ui.c, filediff.c, live_ui.c, rec_ui.c + rec_main.c), what they
+ * share (chrome.c, newmarks.c, nodeinfo.c), and the questions a user is
+ * asked (write_ui.c, export_ui.c, inject_ui.c).  It owns no profile logic. */
 #ifndef MPROF_TUI_APP_H
 #define MPROF_TUI_APP_H
 
@@ -53,6 +60,7 @@ typedef struct app {
 	struct source_pane *src; /* the source screen's text (source.c) */
 	struct node_info *ni;    /* per node locations and inline edges (nodeinfo.c) */
 	app_ask ask;             /* the question of the last REACT_PROMPT */
+	int quit;                /* set by an answer: leave after the prompt */
 } app;
 
 /* A mode: where the profiles on screen come from and what it adds around
@@ -128,6 +136,9 @@ const char *fmt_delta(char *buf, size_t len, int64_t v, int objects);
 /* A node's row label: its name and, at function granularity, where in
  * the source it allocates ("name  file.c:12"). Returns buf or the name. */
 const char *node_label(app *a, uint32_t node, char *buf, size_t len);
+/* "NEW " at (y, x) when a diff is on screen and node is on no stack of the
+ * earlier moment (BASE); returns the columns used (0 or 4). */
+int put_new_mark(app *a, int y, int x, uint32_t node, attr_t at);
 /* The same as a row shows it in width columns: unresolved frames as
  * "module+0xoffset", long C++ names cut inside their arguments. Returns buf. */
 const char *node_row_label(app *a, uint32_t node, int width, char *buf, size_t len);

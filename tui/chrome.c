@@ -170,6 +170,13 @@ const char *node_label(app *a, uint32_t node, char *buf, size_t len)
 	return label_of(a, node, view_node_name(&a->v, node), buf, len);
 }
 
+int put_new_mark(app *a, int y, int x, uint32_t node, attr_t at)
+{
+	if (!app_node_is_new(a, node))
+		return 0;
+	return put_text(a, y, x, 4, "NEW ", at | A_BOLD, 1);
+}
+
 const char *node_row_label(app *a, uint32_t node, int width, char *buf, size_t len)
 {
 	char sb[512], lb[1024];

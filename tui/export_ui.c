@@ -28,7 +28,10 @@ void export_ui_write(app *a, int f, const char *file)
 	view *v = &a->v;
 	prof_error err;
 	static const char *const name[] = { "pprof", "folded", "skynet v1", "native" };
-	if (export_write(v->p, v->m, (enum export_format)f, view_metric(v), file, &err))
+	/* Source lines from the symbols, unless frames are hidden: the map has them dropped. */
+	export_lines el = { sym_export_lines, app_sym(a) };
+	const export_lines *lines = app_sym(a) && !v->hide.pattern ? &el : NULL;
+	if (export_write(v->p, v->m, lines, (enum export_format)f, view_metric(v), file, &err))
 		snprintf(v->status, sizeof(v->status), "export: %.240s", err.msg);
 	else
 		snprintf(v->status, sizeof(v->status), "exported %.200s (%s, granularity %s)", file, name[f],

@@ -17,11 +17,11 @@ static void missing_status(app *a)
 	size_t n = a->sy ? sym_missing(a->sy, &mm) : 0;
 	if (!n)
 		return;
-	size_t at = (size_t)snprintf(a->v.status, sizeof(a->v.status), "%zu module%s not found: ", n,
+	size_t at = (size_t)snprintf(a->v.status, sizeof(a->v.status), "%zu module%s without symbols: ", n,
 				     n > 1 ? "s" : "");
 	for (size_t i = 0; i < n && at < sizeof(a->v.status); i++)
-		at += (size_t)snprintf(a->v.status + at, sizeof(a->v.status) - at, "%s%s", i ? ", " : "",
-				       mm[i].path);
+		at += (size_t)snprintf(a->v.status + at, sizeof(a->v.status) - at, "%s%s (%s)", i ? ", " : "",
+				       mm[i].path, mm[i].why);
 	if (at < sizeof(a->v.status))
 		snprintf(a->v.status + at, sizeof(a->v.status) - at, " (their frames keep the recorded names)");
 }

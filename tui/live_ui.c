@@ -18,6 +18,7 @@
 #include "attach/follow.h"
 #include "attach/inject.h"
 #include "attach/launch.h"
+#include "core/path.h"
 #include "core/snapdiff.h"
 #include "symbols/sym.h"
 #include "tui/allocs_ui.h"
@@ -47,6 +48,7 @@ typedef struct live_ui {
 	char out[512];           /* -- CMD: where its output goes */
 	const char *cmd;         /* -- CMD: argv[0], reported when it is stopped */
 	int ran;                 /* the UI ran: say how the child ended */
+	int leave;               /* quit with "detach": the child runs on */
 	int late;                /* the hook was injected: history before it is unknown */
 	int allocs_tries;        /* reads of the allocator table left (the hook writes it at start) */
 } live_ui;
@@ -374,6 +376,41 @@ static int ask_diff(app *a)
 	return app_prompt(a, answer_diff, 0, NULL, lead);
 }
 
+/* The answer to "stop it?": y (or Enter) stops the child, d leaves it
+ * running, anything else stays. */
+static void quit_answer(app *a, const char *text)
+{
+	live_ui *lv = LV(a);
+	char c = *text ? text[0] : 'y';
+	if (c == 'y' || c == 'Y') {
+		a->quit = 1;
+	} else if (c == 'd' || c == 'D') {
+		lv->leave = 1;
+		a->quit = 1;
+	} else {
+		snprintf(a->v.status, sizeof(a->v.status), "still following %s (pid %d)", lv->cmd, (int)lv->f.child);
+	}
+}
+
+/* q and Q: a program this session started is never stopped without asking;
+ * q in a diff closes it first (it is "back" there). */
+static int quit_key(app *a, int key)
+{
+	live_ui *lv = LV(a);
+	if (key == 'q' && a->v.depth > 1)
+		return REACT_UNHANDLED;
+	if (key == 'q' && lv->diff) {
+		diff_close(a);
+		return REACT_REDRAW;
+	}
+	if (!lv->cmd || lv->f.child <= 0 || lv->f.child_status >= 0 || lv->f.exited)
+		return REACT_QUIT;
+	char lead[sizeof(a->ask.lead)];
+	snprintf(lead, sizeof(lead), "quit: stop %.40s (pid %d)? y stop, d detach (it runs on), n stay [y]: ",
+		 path_base(lv->cmd), (int)lv->f.child);
+	return app_prompt(a, quit_answer, 0, "y", lead) | REACT_REDRAW;
+}
+
 static int live_key(app *a, int key)
 {
 	live_ui *lv = LV(a);
@@ -393,6 +430,8 @@ static int live_key(app *a, int key)
 	case 'm':
 		snapshot_take(a);
 		return REACT_REDRAW;
+	case 'q': case 'Q':
+		return quit_key(a, key);
 	case 'd':
 		if (lv->diff) {
 			diff_close(a);
@@ -631,7 +670,10 @@ static void child_stop(live_ui *lv)
 static void live_free(app *a)
 {
 	live_ui *lv = LV(a);
-	if (lv->cmd && lv->ran && lv->f.child_status < 0) {
+	if (lv->cmd && lv->ran && lv->f.child_status < 0 && lv->leave) {
+		fprintf(stderr, "mprof-tui: left %s (pid %d) running under the hook; its output is in %s; "
+			"mprof-tui --attach %d follows it again\n", lv->cmd, (int)lv->f.child, lv->out, (int)lv->f.child);
+	} else if (lv->cmd && lv->ran && lv->f.child_status < 0) {
 		child_stop(lv);
 		fprintf(stderr, "mprof-tui: stopped %s (pid %d); its output is in %s\n", lv->cmd, (int)lv->f.child,
 			lv->out);

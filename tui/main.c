@@ -30,7 +30,10 @@ static const char usage_text[] =
 	"usage: mprof-tui [options] FILE\n"
 	"       mprof-tui [options] BASE NEW      (or --base BASE NEW; d: NEW - BASE)\n"
 	"       mprof-tui --top=flat|cum [--alloc] [--objects] [-n N] [--format=text|tsv] FILE\n"
-	"       mprof-tui --info FILE\n"
+	"       mprof-tui [--diff BASE] [--export=FMT -o OUT] [--flamegraph=SVG] FILE\n"
+	"       mprof-tui --info FILE|DIR\n"
+	"       mprof-tui [--at TIME | --diff-at T1 T2 | --leaks T1 T2 | --temporary] DIR\n"
+	"       mprof-tui --record DIR --attach PID\n"
 	"       mprof-tui --snapshot PID -o FILE\n"
 	"       mprof-tui --attach [PID] [--interval MS]\n"
 	"       mprof-tui --info --attach PID\n"
@@ -115,6 +118,13 @@ static const char usage_text[] =
 static void usage(FILE *f)
 {
 	fputs(usage_text, f);
+}
+
+/* After a usage error: the first usage line and where the rest is. */
+static void usage_hint(void)
+{
+	fprintf(stderr, "%.*s", (int)strcspn(usage_text, "\n") + 1, usage_text);
+	fputs("'mprof-tui --help' lists every option\n", stderr);
 }
 
 /* The option path lists live until exit; atexit frees them whichever way
@@ -289,11 +299,11 @@ static int cli_parse(cli *c, int argc, char **argv)
 			return 0;
 		case ':':
 			fprintf(stderr, "mprof-tui: option '%s' needs a value\n", argv[optind - 1]);
-			usage(stderr);
+			usage_hint();
 			return EXIT_BAD;
 		default:
 			fprintf(stderr, "mprof-tui: unknown option '%s'\n", argv[optind - 1]);
-			usage(stderr);
+			usage_hint();
 			return EXIT_BAD;
 		}
 	}
@@ -395,15 +405,8 @@ static int opened_build(opened *f, const cli *c, const char *path, int g)
 	/* Raw address rows need no symbols: skynet-mprof's own report. */
 	int raw = f->so.no_symbols && g == SYM_GRAN_ADDRESS;
 	f->sy = raw ? NULL : sym_open(f->p, &f->so);
-	if ((!f->sy && !raw) || sym_nodemap(&f->m, f->p, f->sy, (enum sym_gran)g)) {
+	if ((!f->sy && !raw) || sym_nodemap_agg(&f->m, &f->a, f->p, f->sy, (enum sym_gran)g)) {
 		fprintf(stderr, "mprof-tui: %s: out of memory\n", path);
-		sym_close(f->sy);
-		f->sy = NULL;
-		return 1;
-	}
-	if (agg_compute(&f->a, f->p, &f->m)) {
-		fprintf(stderr, "mprof-tui: %s: out of memory\n", path);
-		nodemap_free(&f->m);
 		sym_close(f->sy);
 		f->sy = NULL;
 		return 1;
@@ -460,7 +463,8 @@ static int main_batch(const cli *c, const char *path, int g)
 	prof_error err;
 	enum agg_metric metric = agg_metric_of(c->ro.alloc, c->ro.objects);
 	if (c->export_fmt >= 0 &&
-	    export_write(f.p, &f.m, (enum export_format)c->export_fmt, metric, c->snap_out, &err)) {
+	    export_write(f.p, &f.m, f.sy ? &(export_lines){ sym_export_lines, f.sy } : NULL,
+			 (enum export_format)c->export_fmt, metric, c->snap_out, &err)) {
 		fprintf(stderr, "mprof-tui: %s\n", err.msg);
 		rc = 1;
 	}
@@ -469,8 +473,10 @@ static int main_batch(const cli *c, const char *path, int g)
 		fprintf(stderr, "mprof-tui: %s\n", err.msg);
 		rc = 1;
 	}
+	report_opts ro = c->ro;
+	ro.magnitude = c->diff_base != NULL;   /* a diff: the biggest change first */
 	if (!rc && (c->top || (c->export_fmt < 0 && !c->flame_out)))   /* else the files were the job */
-		rc = report_top(stdout, &f.a, &f.m, &c->ro) ? 1 : 0;
+		rc = report_top(stdout, &f.a, &f.m, &ro) ? 1 : 0;
 	opened_free(&f, 1);
 	return stdout_done(rc);
 }
@@ -530,14 +536,14 @@ static int main_profile(cli *c, int argc, char **argv)
 	if (optind != argc - 1) {
 		fprintf(stderr, optind >= argc ? "mprof-tui: no profile file given\n"
 					       : "mprof-tui: one profile file, or two (BASE NEW)\n");
-		usage(stderr);
+		usage_hint();
 		return EXIT_BAD;
 	}
 	int g = cli_gran(c);
 	if (g < 0)
 		return EXIT_BAD;
 	const char *path = argv[optind];
-	if (rec_is_dir(path) || c->rq.at || c->rq.diff_from || c->rq.leak_from || c->rq.temporary)
+	if (rec_is_recording(path) || c->rq.at || c->rq.diff_from || c->rq.leak_from || c->rq.temporary)
 		return main_recording(c, path, g);
 	if (c->batch)
 		return main_batch(c, path, g);

@@ -37,18 +37,22 @@ static void peek_row(app *a, int yy, long r, int sel)
 	put_right(a, yy, x, W_OBJ, fmt(b, sizeof(b), oval, !v->objects), at);
 	put_text(a, yy, x + W_OBJ, 1, " ", at, 1);
 	x += W_OBJ + 1;
+	/* The arrow (the node) or the indent (a caller, a callee), a NEW mark
+	 * in a diff, then the name. */
+	x += put_text(a, yy, x, a->wd - x, part == 1 ? (a->utf8 ? "\xe2\x96\xb6 " : "> ") : "    ", at, 0);
+	if (part == 1 || e)
+		x += put_new_mark(a, yy, x, part == 1 ? v->cg.node : e->node, at);
 	if (part == 1) {
 		char flat[32];
 		fmt(flat, sizeof(flat), v->cg.flat[m], v->objects);
-		int w = a->wd - x - 2 - (int)strlen(flat) - 9;   /* "> " and "  (flat )" */
-		snprintf(name, sizeof(name), "%s %s  (flat %s)", a->utf8 ? "\xe2\x96\xb6" : ">",
-			 node_row_label(a, v->cg.node, w, lb, sizeof(lb)), flat);
+		int w = a->wd - x - (int)strlen(flat) - 9;   /* "  (flat )" */
+		snprintf(name, sizeof(name), "%s  (flat %s)", node_row_label(a, v->cg.node, w, lb, sizeof(lb)), flat);
 	} else {
 		/* An inlined call: the callee's code is inside the caller's. */
 		int inl = e && (part == 0 ? nodeinfo_inline_edge(a, v->cg.node, e->node)
 				: nodeinfo_inline_edge(a, e->node, v->cg.node));
-		int w = a->wd - x - 4 - (inl ? 10 : 0);   /* the indent and "  (inline)" */
-		snprintf(name, sizeof(name), "    %s%s", e ? node_row_label(a, e->node, w, lb, sizeof(lb)) : "",
+		int w = a->wd - x - (inl ? 10 : 0);   /* "  (inline)" */
+		snprintf(name, sizeof(name), "%s%s", e ? node_row_label(a, e->node, w, lb, sizeof(lb)) : "",
 			 inl ? "  (inline)" : "");
 	}
 	put_text(a, yy, x, a->wd - x, name, at, 1);

@@ -14,10 +14,19 @@
 #include "core/view.h"
 #include "tui/rec.h"
 
-int rec_is_dir(const char *path)
+int rec_is_recording(const char *path)
 {
 	struct stat st;
-	return !stat(path, &st) && S_ISDIR(st.st_mode);
+	if (stat(path, &st))
+		return 0;
+	if (S_ISDIR(st.st_mode))
+		return 1;
+	char magic[8];
+	FILE *f = S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
+	int is = f && fread(magic, 1, sizeof(magic), f) == sizeof(magic) && !memcmp(magic, REC_MAGIC, sizeof(magic));
+	if (f)
+		fclose(f);
+	return is;
 }
 
 void rec_moment_text(const recording *r, char *buf, size_t len)
@@ -138,7 +147,7 @@ int rec_main(const rec_opts *o)
 		prof_nodemap m;
 		agg a;
 		if ((!sy && !(so.no_symbols && o->gran == SYM_GRAN_ADDRESS)) ||
-		    sym_nodemap(&m, p, sy, (enum sym_gran)o->gran) || agg_compute(&a, p, &m)) {
+		    sym_nodemap_agg(&m, &a, p, sy, (enum sym_gran)o->gran)) {
 			fprintf(stderr, "mprof-tui: %s: out of memory\n", o->dir);
 			rc = 1;
 		} else {
@@ -147,7 +156,15 @@ int rec_main(const rec_opts *o)
 			if (r->sample_rate)
 				fprintf(note, "# ESTIMATES: one allocation sampled per %" PRIu64 " bytes, counts scaled back\n",
 					r->sample_rate);
-			rc = report_top(stdout, &a, &m, &o->ro) ? 1 : 0;
+			report_opts ro = o->ro;
+			if (o->leak_from)
+				ro.what = "leaked";
+			else if (o->temporary)
+				ro.what = "temporary";
+			else if (o->diff_from)
+				ro.what = ro.alloc ? "alloc growth" : "inuse growth";
+			ro.magnitude = o->diff_from != NULL;
+			rc = report_top(stdout, &a, &m, &ro) ? 1 : 0;
 			agg_free(&a);
 			nodemap_free(&m);
 		}

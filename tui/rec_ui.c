@@ -33,6 +33,7 @@ typedef struct rec_ui {
 	enum rec_mode mode;
 	new_marks marks;         /* the diff, leaks or temporaries on screen (marks.d) */
 	rec_life *life;          /* computed on the first T; owned */
+	int state_alloc, state_objects; /* the metric of the heap view, kept while L/T/d show theirs */
 	char title[800];
 } rec_ui;
 
@@ -152,6 +153,8 @@ static int toggle(app *a, enum rec_mode m)
 	view *v = &a->v;
 	if (u->mode == m) {
 		u->mode = RM_STATE;
+		v->alloc = u->state_alloc;
+		v->objects = u->state_objects;
 		rec_show(a, 1);
 		snprintf(v->status, sizeof(v->status), "back to the heap at the cursor");
 		return REACT_REDRAW;
@@ -162,6 +165,10 @@ static int toggle(app *a, enum rec_mode m)
 			snprintf(v->status, sizeof(v->status), "out of memory");
 			return REACT_REDRAW;
 		}
+	}
+	if (u->mode == RM_STATE) {
+		u->state_alloc = v->alloc;
+		u->state_objects = v->objects;
 	}
 	u->mode = m;
 	v->alloc = m == RM_TEMP || m == RM_LEAKS;

@@ -49,9 +49,10 @@ static void tree_draw(app *a)
 		int ind = (int)t->depth;
 		if (ind > 40)
 			ind = 40;
-		snprintf(name, sizeof(name), "%*s%s %s", ind, "", mark,
-			 node_row_label(a, t->node, a->wd - x - ind - 2, lb, sizeof(lb)));
-		put_text(a, yy, x, a->wd - x, name, at, 1);
+		snprintf(name, sizeof(name), "%*s%s ", ind, "", mark);
+		x += put_text(a, yy, x, a->wd - x, name, at, 0);
+		x += put_new_mark(a, yy, x, t->node, at);
+		put_text(a, yy, x, a->wd - x, node_row_label(a, t->node, a->wd - x, lb, sizeof(lb)), at, 1);
 	}
 }
 

@@ -5,6 +5,7 @@
 #include "attach/hook/hook.h"
 #include "core/heap_scale.h"
 #include "core/load.h"
+#include "core/u64map.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -62,7 +63,7 @@ static int build(seg_header *h, prof *p, dump_mem *dm)
 	if (nf > h->frame_cap)
 		nf = h->frame_cap;
 	const seg_stack *sts = seg_region(h, SEG_R_STACKS);
-	const seg_counter *cnt = seg_region(h, SEG_R_COUNTERS);
+	const mp_counts *cnt = seg_region(h, SEG_R_COUNTERS);
 	const uint64_t *pcs = seg_region(h, SEG_R_FRAMES);
 	const seg_module *mods = seg_region(h, SEG_R_MODULES);
 
@@ -71,8 +72,8 @@ static int build(seg_header *h, prof *p, dump_mem *dm)
 		slots *= 2;
 	size_t strcap = 4096 + sizeof(h->cmdline) + nm * (SEG_MOD_PATH + SEG_MOD_BUILD_ID) +
 			nf * (SEG_MOD_PATH + ELFSYM_NAME_MAX + 64);
-	uint64_t *hkeys = dm_get(dm, slots * 8);
-	uint32_t *hvals = dm_get(dm, slots * 4);
+	uint64_t *hkeys = dm_get(dm, slots * sizeof(uint64_t));
+	uint32_t *hvals = dm_get(dm, slots * sizeof(uint32_t));
 	p->frames.v = dm_get(dm, (nf + 1) * sizeof(prof_frame));
 	p->stack_frames.v = dm_get(dm, (nf + 1) * sizeof(uint32_t));
 	p->stacks.v = dm_get(dm, (ns + 1) * sizeof(prof_stack));
@@ -81,7 +82,8 @@ static int build(seg_header *h, prof *p, dump_mem *dm)
 	p->strs.v = dm_get(dm, strcap);
 	if (dm->k != 8)
 		return -1;
-	memset(hvals, 0xff, slots * 4);
+	u64map fidx;   /* pc -> frame, over the mapped arrays: never grows */
+	u64map_over(&fidx, hkeys, hvals, slots);
 
 	p->meta.format = PROF_FMT_NATIVE;
 	p->meta.pid = h->pid;
@@ -107,12 +109,8 @@ static int build(seg_header *h, prof *p, dump_mem *dm)
 	}
 
 	for (uint64_t s = 0; s < ns; s++) {
-		if (__atomic_load_n(&sts[s].state, __ATOMIC_ACQUIRE) != SEG_STACK_READY)
-			continue;
-		seg_counter c;
-		seg_counter_estimate(h, cnt, s, &c);
-		uint64_t ao = c.alloc_objs;
-		if (!ao)
+		mp_counts c;
+		if (!seg_stack_counters(h, sts, cnt, s, &c))
 			continue;
 		uint32_t depth = sts[s].depth;
 		if (sts[s].frame_off > nf || depth > nf - sts[s].frame_off)
@@ -120,24 +118,18 @@ static int build(seg_header *h, prof *p, dump_mem *dm)
 		uint32_t off = (uint32_t)p->stack_frames.len;
 		for (uint32_t k = 0; k < depth; k++) {
 			uint64_t pc = pcs[sts[s].frame_off + k];
-			uint64_t j = prof_addr_hash(pc) & (slots - 1);
-			while (hvals[j] != PROF_NONE && hkeys[j] != pc)
-				j = (j + 1) & (slots - 1);
-			if (hvals[j] == PROF_NONE) {
-				hkeys[j] = pc;
-				hvals[j] = (uint32_t)p->frames.len;
+			size_t j = u64map_slot(&fidx, pc);
+			if (fidx.vals[j] == U64MAP_NONE) {
+				u64map_set_at(&fidx, j, pc, (uint32_t)p->frames.len);
 				p->frames.v[p->frames.len++] = (prof_frame){
 					.addr = pc, .name = PROF_NONE, .module = module_of(mods, nm, pc) };
 			}
-			p->stack_frames.v[p->stack_frames.len++] = hvals[j];
+			p->stack_frames.v[p->stack_frames.len++] = fidx.vals[j];
 		}
 		p->stacks.v[p->stacks.len] = (prof_stack){ .off = off, .depth = depth };
 		p->samples.v[p->samples.len++] = (prof_sample){
 			.stack = (uint32_t)p->stacks.len++,
-			.alloc_objs = ao,
-			.alloc_bytes = c.alloc_bytes,
-			.free_objs = c.free_objs,
-			.free_bytes = c.free_bytes,
+			.c = c,
 		};
 	}
 	return 0;
@@ -147,7 +139,7 @@ static int build(seg_header *h, prof *p, dump_mem *dm)
  * one module's symbol table open at a time. */
 static void name_frames(seg_header *h, prof *p, size_t strcap)
 {
-	char buf[SEG_MOD_PATH + ELFSYM_NAME_MAX + 64];
+	char buf[ELFSYM_NAME_BUF];
 	for (uint32_t m = 0; m < p->modules.len; m++) {
 		struct elfsym *es = NULL;
 		int opened = 0;

@@ -3,10 +3,10 @@
  * file and a sorted symbol array live in mmap'd memory.  .symtab when the
  * file has one, else .dynsym. */
 #include "attach/hook/hook.h"
+#include "core/v1name.h"
 
 #include <elf.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -181,14 +181,7 @@ int elfsym_name(struct elfsym *e, char *buf, size_t cap, const char *path, uint6
 	/* addr - 1: a return address may lie just past the end of its function. */
 	uint64_t soff = 0;
 	const char *sym = e && addr ? elfsym_lookup(e, addr - 1 - bias, &soff) : NULL;
-	int n;
-	if (sym)
-		n = snprintf(buf, cap, "%s(%.*s+0x%llx) [0x%llx]", path, ELFSYM_NAME_MAX, sym,
-			     (unsigned long long)soff + 1, (unsigned long long)addr);
-	else
-		n = snprintf(buf, cap, "%s(+0x%llx) [0x%llx]", path,
-			     (unsigned long long)(addr - base + offset), (unsigned long long)addr);
-	if (n < 0)
-		return 0;
-	return (size_t)n < cap ? n : (int)cap - 1;
+	size_t n = sym ? v1name_format(buf, cap, path, sym, strnlen(sym, ELFSYM_NAME_MAX), soff + 1, addr)
+		       : v1name_format(buf, cap, path, NULL, 0, addr - base + offset, addr);
+	return n < cap ? (int)n : (int)cap - 1;
 }

@@ -42,16 +42,11 @@ static int hook_state;
 static int max_depth = 64;
 static size_t page_size = 4096;
 static uint64_t seg_size;
-static char out_path[4096];
-static int out_v1, forked_child;
-static int descendant;    /* exec'd by a hooked process: names its dump */
-static int forks_dump;    /* MPROF_FORKS=1: forked children dump too */
-static unsigned dump_seq;
 static int got_any;       /* some entry is reached through GOT slots only */
 
 /* Counter lanes: lane 0 is shared (atomic adds); a thread claims one of
  * lanes 1..lane_count-1 for itself (plain stores) and frees it at exit. */
-static seg_counter *lane0;
+static mp_counts *lane0;
 static uint64_t lane_count, lane_cap;
 static uint64_t lanes_used;        /* bit l: lane l has an owner */
 static pthread_key_t thread_key;   /* its destructor runs at thread exit */
@@ -61,31 +56,6 @@ static void thread_exit(void *arg);
 static void busy_done(void);
 
 /* ---- start-up ------------------------------------------------------------ */
-
-static void seg_path(char *buf, size_t cap, int pid)
-{
-	snprintf(buf, cap, SEG_PATH_FMT, pid);
-}
-
-static void dump_path(char *dst, size_t cap, unsigned seq)
-{
-	dumpname_path(dst, cap, out_path, forked_child || descendant, seq);
-}
-
-static void on_usr2(int sig)
-{
-	(void)sig;
-	int e = errno;
-	if (!th.busy++)   /* not interrupting the hook: its staged events are whole */
-		ring_flush(hook_seg, &th);
-	char path[4200];
-	dump_path(path, sizeof(path), __atomic_add_fetch(&dump_seq, 1, __ATOMIC_RELAXED));
-	modules_scan(hook_seg, 1);
-	if (dump_write(hook_seg, path, out_v1))
-		hook_say("cannot write ", path, "");
-	th.busy--;
-	errno = e;
-}
 
 static void fork_prepare(void)
 {
@@ -114,8 +84,7 @@ static void fork_child(void)
 		th.busy--;
 		return;
 	}
-	forked_child = 1;
-	dump_seq = 0;
+	dumps_forked();
 	seg_header *h = hook_seg_clone(old, (uint32_t)max_depth, page_size, &seg_size);
 	if (!h) {
 		hook_seg = NULL;
@@ -137,40 +106,21 @@ static void fork_child(void)
 	th.busy--;
 }
 
-__attribute__((destructor)) static void hook_fini(void)
+int hook_self_enter(void)
 {
-	seg_header *h = hook_seg;
-	if (!h || h->state == SEG_STATE_EXITED)
-		return;
-	if (!th.busy++)
-		ring_flush(h, &th);
-	record_stop();
-	if (out_path[0] && (!forked_child || forks_dump)) {
-		char path[4200];
-		dump_path(path, sizeof(path), 0);
-		modules_scan(h, 0);
-		if (dump_write(h, path, out_v1))
-			hook_say("cannot write ", path, "");
-	}
-	__atomic_store_n(&h->state, SEG_STATE_EXITED, __ATOMIC_RELEASE);
-	char sp[64];
-	seg_path(sp, sizeof(sp), (int)h->pid);
-	unlink(sp);
-	busy_done();
+	if (th.busy++)
+		return 1;
+	if (hook_seg)
+		ring_flush(hook_seg, &th);
+	return 0;
 }
 
-/* Shells (dash) and forked children leave with _exit: dump and clean up
- * there too, as exit's destructors would. */
-EXPORT void _exit(int status)
+void hook_self_leave(int run_deferred)
 {
-	hook_fini();
-	for (;;)
-		syscall(SYS_exit_group, status);
-}
-
-EXPORT void _Exit(int status)
-{
-	_exit(status);
+	if (run_deferred)
+		busy_done();
+	else
+		th.busy--;
 }
 
 void *hook_fn_real(hook_fn *e)
@@ -228,18 +178,7 @@ static void hook_init(void)
 	uint64_t want_ring = hook_env_num("MPROF_RING", rec_dir && *rec_dir ? 1 << 20 : 1 << 16, 1, 1u << 28);
 	while (ring < want_ring)
 		ring *= 2;
-	const char *out = getenv("MPROF_OUT");
-	if (out && *out && strlen(out) < sizeof(out_path) - 64)
-		strcpy(out_path, out);
-	const char *fmt = getenv("MPROF_FORMAT");
-	out_v1 = fmt && !strcmp(fmt, "skynet");
-	if (fmt && *fmt && !out_v1 && strcmp(fmt, "native"))
-		hook_say("MPROF_FORMAT: use native or skynet; using native", "", "");
-	forks_dump = (int)hook_env_num("MPROF_FORKS", 0, 0, 1);
-	descendant = dumpname_init();
-	const char *follow = getenv("MPROF_FOLLOW");
-	if (follow && !strcmp(follow, "0"))
-		dumpname_unfollow();
+	dumps_init();
 
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t lanes = 1 + (uint64_t)(cpus > 1 ? 2 * cpus : 2);
@@ -266,14 +205,7 @@ static void hook_init(void)
 	thread_key_ok = !pthread_key_create(&thread_key, thread_exit);
 	modules_scan(h, 0);
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
-	if (out_path[0]) {
-		struct sigaction sa;
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_usr2;
-		sa.sa_flags = SA_RESTART;
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGUSR2, &sa, NULL);
-	}
+	dumps_arm(got_late());
 	h->state = SEG_STATE_RUNNING;
 	hook_seg = h;
 	if (rec_dir && *rec_dir)

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "attach/segment.h"
+#include "core/v1name.h"
 
 #define HOOK_MAX_DEPTH 256
 #define HOOK_TLS __attribute__((tls_model("initial-exec")))
@@ -44,7 +45,7 @@ typedef struct hook_thread {
 	uint32_t tid;
 	uint32_t calls;    /* recorded calls, saturating (stack cache warm-up) */
 	int state;         /* 0 new, 1 set up, 2 exited (shared lane, no cache) */
-	seg_counter *lane; /* this thread's own counter lane, or NULL: lane 0 */
+	mp_counts *lane; /* this thread's own counter lane, or NULL: lane 0 */
 	uint64_t lane_no;  /* its index (1..), 0 for none */
 	struct scache *sc; /* stack cache, or NULL; owned, unmapped at thread exit */
 	uint32_t drops;    /* ring events overwritten unread, not yet in the header */
@@ -155,6 +156,19 @@ void dumpname_path(char *dst, size_t cap, const char *pattern, int other, unsign
 /* Blanks libmprof out of LD_PRELOAD (MPROF_FOLLOW=0). */
 void dumpname_unfollow(void);
 
+/* dumps.c: when dumps are written (exit, SIGUSR2, a fatal SIGTERM/SIGINT).
+ * dumps_init reads MPROF_OUT, MPROF_FORMAT, MPROF_FORKS, MPROF_FOLLOW;
+ * dumps_arm installs the handlers once the segment exists (late: injected,
+ * SIGUSR2 only); dumps_forked: this is a forked child now. */
+void dumps_init(void);
+void dumps_arm(int late);
+void dumps_forked(void);
+/* hook.c: the calling thread enters the hook, publishing its staged events
+ * unless it was inside already (returns 1 then); leave runs the frees
+ * parked meanwhile unless in a signal handler. */
+int hook_self_enter(void);
+void hook_self_leave(int run_deferred);
+
 /* dump.c: writes a profile of h to path in the format (0 native, 1 v1);
  * 0 or -1.  Allocation-free: works from a signal handler. */
 int dump_write(seg_header *h, const char *path, int v1);
@@ -169,8 +183,11 @@ void elfsym_close(struct elfsym *e);
  * vaddr, size, and whether it is an ifunc resolver. */
 const char *elfsym_at(struct elfsym *e, size_t i, uint64_t *value, uint64_t *size, int *ifunc);
 /* Writes "path(sym+0xoff) [0xaddr]" (or "path(+0xoff) [0xaddr]" with no
- * symbol, offset from the file start) into buf; returns its length. */
+ * symbol, offset from the file start) into buf with core/v1name.h's
+ * formatter; returns the length written. */
 #define ELFSYM_NAME_MAX 256
+/* Room for any name of a segment module: path, symbol, the rest. */
+#define ELFSYM_NAME_BUF (SEG_MOD_PATH + ELFSYM_NAME_MAX + V1NAME_FIXED_LEN)
 int elfsym_name(struct elfsym *e, char *buf, size_t cap, const char *path, uint64_t addr,
 		uint64_t bias, uint64_t base, uint64_t offset);
 

@@ -10,6 +10,7 @@
  * Entries are 16 bytes, four to a cache line: sizes of 4 GiB - 1 and more
  * are kept apart, in one more table of the same kind keyed by pointer. */
 #include "attach/hook/hook.h"
+#include "core/hash.h"
 
 #include <sched.h>
 #include <string.h>
@@ -34,17 +35,9 @@ typedef struct shard {
 static shard shards[SHARDS] __attribute__((aligned(64)));
 static shard big __attribute__((aligned(64)));
 
-static inline uint64_t ptr_hash(uint64_t p)
-{
-	p ^= p >> 29;
-	p *= 0xbf58476d1ce4e5b9ULL;
-	p ^= p >> 32;
-	return p;
-}
-
 static inline shard *shard_of(uint64_t ptr, uint64_t h)
 {
-	uint64_t r = ptr_hash(ptr >> 26);
+	uint64_t r = hash_mix64(ptr >> 26);
 	return &shards[((r >> 20) & 15) << 4 | (h & 15)];
 }
 
@@ -82,7 +75,7 @@ int live_init(void)
 
 static void slot_insert(live_ent *tab, uint64_t mask, const live_ent *e)
 {
-	uint64_t i = (ptr_hash(e->ptr) >> 8) & mask;
+	uint64_t i = (hash_mix64(e->ptr) >> 8) & mask;
 	while (tab[i].ptr)
 		i = (i + 1) & mask;
 	tab[i] = *e;
@@ -147,7 +140,7 @@ static int shard_take(shard *s, uint64_t h, uint64_t ptr, live_ent *out)
 			j = (j + 1) & mask;
 			if (!tab[j].ptr)
 				goto done;
-			uint64_t home = (ptr_hash(tab[j].ptr) >> 8) & mask;
+			uint64_t home = (hash_mix64(tab[j].ptr) >> 8) & mask;
 			/* Move j to i unless its home lies cyclically in (i, j]. */
 			if (i <= j ? (home <= i || home > j) : (home <= i && home > j))
 				break;
@@ -163,7 +156,7 @@ done:
 
 int live_put(uint64_t ptr, uint32_t stack, uint64_t size)
 {
-	uint64_t h = ptr_hash(ptr);
+	uint64_t h = hash_mix64(ptr);
 	live_ent e = { .ptr = ptr, .a = stack, .b = size < BIG_SIZE ? (uint32_t)size : BIG_SIZE };
 	if (size >= BIG_SIZE) {
 		live_ent be = { .ptr = ptr, .a = (uint32_t)size, .b = (uint32_t)(size >> 32) };
@@ -175,7 +168,7 @@ int live_put(uint64_t ptr, uint32_t stack, uint64_t size)
 
 int live_take(uint64_t ptr, uint32_t *stack, uint64_t *size)
 {
-	uint64_t h = ptr_hash(ptr);
+	uint64_t h = hash_mix64(ptr);
 	live_ent e;
 	if (!shard_take(shard_of(ptr, h), h, ptr, &e))
 		return 0;

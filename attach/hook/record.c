@@ -193,7 +193,7 @@ static int put_checkpoint(rec_writer *w)
 {
 	uint64_t n = 0;
 	for (uint64_t i = 0; i < w->cnt_n; i++)
-		n += w->cnt[i].alloc_objs || w->cnt[i].free_objs;
+		n += w->cnt[i].c.alloc_objs || w->cnt[i].c.free_objs;
 	rec_checkpoint *c = (rec_checkpoint *)chunk(w, REC_C_CHECKPOINT, sizeof(*c));
 	if (!c)
 		return -1;
@@ -208,7 +208,7 @@ static int put_checkpoint(rec_writer *w)
 			return -1;
 		uint32_t k = 0;
 		for (; i < w->cnt_n && k < max; i++) {
-			if (!w->cnt[i].alloc_objs && !w->cnt[i].free_objs)
+			if (!w->cnt[i].c.alloc_objs && !w->cnt[i].c.free_objs)
 				continue;
 			rec_counts rc = w->cnt[i];
 			rc.id = (uint32_t)i;
@@ -347,11 +347,11 @@ int recw_open(rec_writer *w, const void *base, const seg_header *hc, seg_header 
 		uint64_t n = __atomic_load_n(&hw->stack_count, __ATOMIC_ACQUIRE);
 		if (n > hc->stack_cap)
 			n = hc->stack_cap;
-		const seg_counter *reg = (const seg_counter *)(w->base + hc->off[SEG_R_COUNTERS]);
+		const mp_counts *reg = (const mp_counts *)(w->base + hc->off[SEG_R_COUNTERS]);
 		for (uint64_t i = 0; i < n; i++) {
-			seg_counter c;
+			mp_counts c;
 			seg_counter_estimate(hc, reg, i, &c);   /* the segment holds what was sampled */
-			w->cnt[i] = (rec_counts){ 0, 0, c.alloc_objs, c.alloc_bytes, c.free_objs, c.free_bytes };
+			w->cnt[i] = (rec_counts){ .c = c };
 		}
 		w->cnt_n = n;
 		w->tmax = (uint64_t)seg_now(w);
@@ -399,11 +399,11 @@ static int put_event(rec_writer *w, const seg_event *e)
 		rec_weight(r.size, w->hc.sample_rate, &o, &b);
 		rec_counts *c = &w->cnt[r.stack];
 		if (r.kind == REC_EV_FREE) {
-			c->free_objs += o;
-			c->free_bytes += b;
+			c->c.free_objs += o;
+			c->c.free_bytes += b;
 		} else {
-			c->alloc_objs += o;
-			c->alloc_bytes += b;
+			c->c.alloc_objs += o;
+			c->c.alloc_bytes += b;
 		}
 		if (r.stack >= w->cnt_n)
 			w->cnt_n = (uint64_t)r.stack + 1;

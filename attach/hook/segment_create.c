@@ -76,7 +76,7 @@ seg_header *hook_seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, uin
 		hash *= 2;
 	uint64_t size[SEG_R_COUNT] = {
 		[SEG_R_STACKS] = stacks * sizeof(seg_stack),
-		[SEG_R_COUNTERS] = (stacks + (lanes - 1) * lcap) * sizeof(seg_counter),
+		[SEG_R_COUNTERS] = (stacks + (lanes - 1) * lcap) * sizeof(mp_counts),
 		[SEG_R_FRAMES] = frames * sizeof(uint64_t),
 		[SEG_R_HASH] = hash * sizeof(uint32_t),
 		[SEG_R_RING] = ring * sizeof(seg_event),
@@ -149,7 +149,7 @@ seg_header *hook_seg_clone(seg_header *old, uint32_t max_depth, size_t page_size
 	uint64_t nf = old->frame_used < old->frame_cap ? old->frame_used : old->frame_cap;
 	memcpy(seg_region(h, SEG_R_STACKS), seg_region(old, SEG_R_STACKS), ns * sizeof(seg_stack));
 	/* The parent's lanes fold into the child's shared lane. */
-	seg_counter *dst = seg_region(h, SEG_R_COUNTERS);
+	mp_counts *dst = seg_region(h, SEG_R_COUNTERS);
 	for (uint64_t s = 0; s < ns; s++)
 		seg_counter_sum(old, seg_region(old, SEG_R_COUNTERS), s, &dst[s]);
 	memcpy(seg_region(h, SEG_R_FRAMES), seg_region(old, SEG_R_FRAMES), nf * sizeof(uint64_t));

@@ -13,6 +13,7 @@
  * syscalls, so every slot read lies in memory that stays mapped while the
  * thread lives.  The cache is mmap'd per thread and unmapped at its exit. */
 #include "attach/hook/hook.h"
+#include "core/hash.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -57,9 +58,7 @@ void scache_init(int max_depth)
 
 static inline sc_entry *entry_at(struct scache *c, uint64_t key)
 {
-	key ^= key >> 29;
-	key *= 0xbf58476d1ce4e5b9ULL;
-	return (sc_entry *)(c->entries + ((key >> 40) & (SC_ENTRIES - 1)) * c->entry_size);
+	return (sc_entry *)(c->entries + ((hash_mix64(key) >> 40) & (SC_ENTRIES - 1)) * c->entry_size);
 }
 
 static inline uint64_t *entry_pcs(sc_entry *e)

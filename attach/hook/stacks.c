@@ -3,17 +3,16 @@
  * entry, publishes it (release), then claims a hash slot with a CAS; if it
  * loses the slot to an equal stack it marks its own entry a duplicate. */
 #include "attach/hook/hook.h"
+#include "core/hash.h"
 
 #include <string.h>
 
+/* A fold of hash_mix64 over the depth and the pcs; never 0. */
 static uint64_t stack_hash(const uint64_t *pcs, uint32_t depth)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ depth;
-	for (uint32_t i = 0; i < depth; i++) {
-		h ^= pcs[i];
-		h *= 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
+	uint64_t h = hash_mix64(depth);
+	for (uint32_t i = 0; i < depth; i++)
+		h = hash_mix64(h ^ pcs[i]);
 	return h ? h : 1;
 }
 

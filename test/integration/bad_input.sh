@@ -51,7 +51,9 @@ expect_eq "directory: exit 2" "$STATUS" 2
 run_status "$MPROF" --bogus "$DATA/test_mem.pro"
 expect_eq "unknown option: exit 2" "$STATUS" 2
 expect_match "unknown option: named, then usage" "$ERR" "unknown option '--bogus'"
-expect_match "unknown option: usage printed" "$ERR" "^usage: mprof-tui"
+expect_match "unknown option: the usage line" "$ERR" "^usage: mprof-tui"
+expect_match "unknown option: where the options are" "$ERR" "'mprof-tui --help' lists every option"
+expect_eq "unknown option: three lines, not the whole help" "$(printf '%s\n' "$ERR" | wc -l)" 3
 run_status "$MPROF" --top=sideways "$DATA/test_mem.pro"
 expect_eq "bad --top value: exit 2" "$STATUS" 2
 run_status "$MPROF" --top=flat

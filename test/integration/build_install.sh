@@ -21,3 +21,18 @@ san=""
 run_status make -n --no-print-directory $san -W tui/main.c -W attach/hook/hook.c
 expect_match "plain make relinks mprof-tui after an edit" "$OUT" "-o ([a-z/]*/)?mprof-tui "
 expect_match "plain make relinks libmprof.so after an edit" "$OUT" "-o libmprof.so "
+
+# The man page documents every option --help lists, and its SYNOPSIS shows
+# every way to run the program that --help's usage lines show.
+man_text=$(sed 's/\\-/-/g; s/\\f[BIRP]//g' man/mprof-tui.1)
+missing=""
+for o in $("$MPROF" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+	printf '%s\n' "$man_text" | grep -q -- "$o\\b" || missing="$missing $o"
+done
+expect_eq "mprof-tui(1) documents every option of --help" "$missing" ""
+syn=$(printf '%s\n' "$man_text" | sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p')
+missing=""
+for o in $("$MPROF" --help | sed -n '1,/^$/p' | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+	printf '%s\n' "$syn" | grep -q -- "$o\\b" || missing="$missing $o"
+done
+expect_eq "mprof-tui(1)'s SYNOPSIS has every option of --help's usage lines" "$missing" ""

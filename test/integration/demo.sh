@@ -80,7 +80,9 @@ expect_match "after a few seconds handle_upload is the top in-use row" "$(top_ro
 echo "# top row after $((n / 10)).$((n % 10)) s: $(top_row | tr -s ' ')"
 
 keys q
-check "q quits, exit status 0" "EXIT=0" 100
+check "q asks before stopping the demo" "quit: stop leaky_server (pid $pid)"
+keys y Enter
+check "y quits, exit status 0" "EXIT=0" 100
 expect_match "leaving says the demo was stopped" "$(screen)" "stopped demo/leaky_server \(pid $pid\)"
 out=$(ls "$TMP"/mprof-leaky_server-*.out 2> /dev/null | head -1)   # TMPDIR=$TMP in tmux
 expect_match "the demo shut down cleanly on SIGTERM" "$(cat "$out" 2> /dev/null)" "leaky_server: stopped after [0-9]+ requests"

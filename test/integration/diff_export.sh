@@ -28,6 +28,11 @@ expect_match "diff v1: the pending timer of the fixed run is -1 / -32 B" "$OUT" 
 	"^-32	-1	-32	-1	\\./skynet/skynet\\(skynet_timeout\\+0x30\\) "
 expect_eq "diff v1: total in-use delta is the 60 leaked messages (5,264 B)" \
 	"$(printf '%s\n' "$OUT" | awk -F'\t' 'NR > 1 { b += $1; o += $2 } END { print b, o }')" "5264 60"
+# Reversed (NEW smaller than BASE): the biggest change first, shrink or growth.
+run_status $M --diff "$D/test_mem.pro" --top=flat --format=tsv "$D/test_mem_fixed.pro"
+expect_eq "reverse diff: the biggest shrink first, then the next" \
+	"$(printf '%s\n' "$OUT" | sed -n '2,3p' | cut -f1,2)" "$(printf -- '-2880\t-31\n-2384\t-29')"
+expect_eq "reverse diff: the small timer growth after them" "$(printf '%s\n' "$OUT" | sed -n 4p | cut -f1,2)" "$(printf '32\t1')"
 run_status $M --diff "$D/test_mem_fixed.pro" --alloc --top=flat --format=tsv "$D/test_mem.pro"
 expect_match "diff v1 alloc: +0xb55d 31 - 43 objects, 2,880 - 4,384 B" "$OUT" \
 	"^-1504	-12	-1504	-12	\\./skynet/luaclib/skynet\\.so\\(\\+0xb55d\\) "
@@ -131,4 +136,26 @@ else
 			expect_eq "go tool pprof -top on our export of $n ($name) = our flat rows" "$got" "$want"
 		done
 	done
+
+	# With symbols, the export carries source lines: pprof -list shows an
+	# inlined function's bytes on its own source line, -lines names it.
+	P=$TOP/test/progs
+	mkdir -p "$TMP/sa"
+	cp "$P/sym_app.c" "$P/sym_cxx.cpp" "$P/sym_lib.c" "$TMP/sa/"
+	if (cd "$TMP/sa" && gcc -O2 -g -fPIC -shared -o libsymdl.so sym_lib.c && g++ -O2 -g -c sym_cxx.cpp &&
+	    gcc -O2 -g -c sym_app.c && g++ -o sym_app sym_app.o sym_cxx.o -ldl &&
+	    MPROF_OUT=$TMP/sa/n.pro LD_PRELOAD=$TOP/libmprof.so ./sym_app v1.pro "$TMP/sa/libsymdl.so"); then
+		L=$(grep -n 'L:grow_buf' "$P/sym_app.c" | cut -d: -f1)
+		"$MPROF" --export=pprof -o "$TMP/sa/l.pb.gz" "$TMP/sa/n.pro" 2> /dev/null
+		lst=$(HOME=$TMP "$GO" tool pprof -list '^grow_buf$' -sample_index=inuse_space "$TMP/sa/l.pb.gz" 2> /dev/null)
+		expect_match "pprof -list: grow_buf's routine is in sym_app.c" "$lst" "ROUTINE =+ grow_buf in $TMP/sa/sym_app.c"
+		expect_match "pprof -list: its 300 B on line $L" "$lst" "^ +\. +300B +$L:.*L:grow_buf"
+		top=$(HOME=$TMP "$GO" tool pprof -lines -top -nodefraction=0 -sample_index=inuse_space "$TMP/sa/l.pb.gz" 2> /dev/null)
+		expect_match "pprof -lines: rows name file:line" "$top" " rec_alloc $TMP/sa/sym_app.c:[0-9]+"
+		raw=$(HOME=$TMP "$GO" tool pprof -raw "$TMP/sa/l.pb.gz" 2> /dev/null)
+		expect_match "pprof -raw: locations carry lines, inline frames as lines of one location" "$raw" \
+			"grow_buf $TMP/sa/sym_app.c:$L s=0"
+	else
+		not_ok "sym_app builds and runs under the hook"
+	fi
 fi

@@ -237,6 +237,10 @@ keys m
 check "-- CMD: snapshot #2" "snapshot #2 at"
 keys d Enter
 growth_check "-- CMD"
+keys q
+check "-- CMD: q in the diff closes it (back, not quit)" "diff closed"
+keys d Enter
+check "-- CMD: the diff opens again" "DIFF"
 touch "$TMP/c.go"
 check "-- CMD: the program's exit shows with its status" "EXITED (status 0)" 100
 keys d
@@ -245,14 +249,46 @@ keys q
 check "-- CMD: q quits" "EXIT=0"
 expect_match "-- CMD: leaving says where the output is" "$(screen)" "ended; its output is in $TMP/mprof-leaker-"
 
-# Quitting while the program runs: it is stopped (SIGTERM, which it does not
-# handle, so its hook never reaches its exit) and its segment removed.
+# Quitting while the program runs asks first: n stays, y stops it (SIGTERM)
+# and its segment is removed.
 keys clear Enter
-keys "'$MPROF' --interval 200 -- '$TMP/leaker' '$TMP/never.go' 40; echo EXIT=\$?" Enter
+keys "'$MPROF' --interval 200 -- '$TMP/leaker' '$TMP/never.go' 300; echo EXIT=\$?" Enter
 check "-- CMD, quit early: the table opens" "leak_here"
 qpid=$(screen | sed -n 's/.*pid \([0-9][0-9]*\) running.*/\1/p' | head -1)
 keys q
-check "-- CMD, quit early: q quits" "EXIT=0"
+check "-- CMD, quit early: q asks before stopping the program" "quit: stop leaker (pid $qpid)? y stop, d detach"
+keys n Enter
+check "-- CMD, quit early: n stays" "still following"
+expect_eq "-- CMD, quit early: n left the program running" "$(kill -0 "$qpid" 2> /dev/null && echo alive)" alive
+keys Q
+check "-- CMD, quit early: Q asks too" "quit: stop leaker"
+keys Enter
+check "-- CMD, quit early: Enter (yes) quits" "EXIT=0"
 expect_match "-- CMD, quit early: says it stopped the program" "$(screen)" "stopped .*leaker \(pid $qpid\)"
 expect_eq "-- CMD, quit early: the program is gone and so is its segment" \
 	"$(kill -0 "$qpid" 2> /dev/null && echo alive)$(ls /dev/shm/mprof-$qpid 2> /dev/null)" ""
+
+# d: detach and leave it running; --attach follows it again.
+keys clear Enter
+keys "'$MPROF' --interval 200 -- '$TMP/leaker' '$TMP/never.go' 300; echo EXIT=\$?" Enter
+check "-- CMD, detach: the table opens" "leak_here"
+dpid=$(screen | sed -n 's/.*pid \([0-9][0-9]*\) running.*/\1/p' | head -1)
+keys q
+check "-- CMD, detach: q asks" "quit: stop leaker"
+keys d Enter
+check "-- CMD, detach: d quits" "EXIT=0"
+expect_match "-- CMD, detach: says it left the program running and how to follow it" "$(screen | tr -d '\n')" \
+	"left .*leaker \(pid $dpid\) running under the hook.*--attach $dpid follows it again"
+expect_eq "-- CMD, detach: the program still runs, its segment too" \
+	"$(kill -0 "$dpid" 2> /dev/null && echo alive) $(ls /dev/shm/mprof-$dpid 2> /dev/null)" "alive /dev/shm/mprof-$dpid"
+keys clear Enter
+keys "'$MPROF' --attach $dpid --interval 200; echo EXIT=\$?" Enter
+check "-- CMD, detach: --attach follows it again" "leak_here"
+keys q
+check "-- CMD, detach: q leaves an attached process without asking" "EXIT=0"
+expect_eq "-- CMD, detach: and it still runs" "$(kill -0 "$dpid" 2> /dev/null && echo alive)" alive
+kill -TERM "$dpid" 2> /dev/null
+i=0
+while kill -0 "$dpid" 2> /dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+expect_eq "-- CMD, detach: SIGTERM ends it and its hook removes the segment" \
+	"$(kill -0 "$dpid" 2> /dev/null && echo alive)$(ls /dev/shm/mprof-$dpid 2> /dev/null)" ""

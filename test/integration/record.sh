@@ -29,8 +29,8 @@ pt=$("$MPROF" --info "$TMP/r1" | sed -n 's/^peak .* at \([0-9.]*\) s.*/\1/p')
 expect_match "record: the peak comes after peak_fn's 1 s of allocations ($pt s)" "$pt" '^1\.[0-9]*$'
 expect_eq "record: exactly one bucket marked PEAK" "$("$MPROF" --info "$TMP/r1" | grep -c PEAK)" 1
 expect_eq "record: --at peak: peak_fn holds all of it" "$(row peak_fn --at peak "$TMP/r1")" "10240000 100"
-expect_eq "record: --at 2.2s (after the fall): peak_fn holds nothing" "$(row peak_fn --at 2.2s "$TMP/r1")" "0 0"
-expect_eq "record: --at 2.2s: after_fn's block" "$(row after_fn --at 2.2s "$TMP/r1")" "4096 1"
+expect_eq "record: --at end (after the fall): peak_fn holds nothing" "$(row peak_fn --at end "$TMP/r1")" "0 0"
+expect_eq "record: --at end: after_fn's block" "$(row after_fn --at end "$TMP/r1")" "4096 1"
 expect_eq "record: --at 0.1 (before anything)" "$(row peak_fn --at 0.1 "$TMP/r1")" "0 0"
 mid=$(row peak_fn --at 0.8s "$TMP/r1")
 expect_match "record: --at 0.8s: part of the rise ($mid)" "$mid" '^[1-9][0-9]*00 [1-9][0-9]?$'
@@ -45,6 +45,23 @@ expect_match "record: the text report says which moment" "$OUT" '^# the heap at 
 run_status "$MPROF" --at soon "$TMP/r1"
 expect_eq "record: a bad time: exit status 2" "$STATUS" 2
 expect_match "record: a bad time: one line" "$ERR" "'soon' is not a time"
+run_status "$MPROF" --at 99s --top=flat "$TMP/r1"
+expect_eq "record: a time past the end: exit status 2, nothing reported" "$STATUS $OUT" "2 "
+expect_match "record: a time past the end: says where the end is" "$ERR" "'99s' is past the end of the recording \([0-9.]+ s; 'end' is that moment\)"
+run_status "$MPROF" --at 1s --top=flat "$DATA/test_mem.pro"
+expect_eq "record: --at on a profile file: exit status 2" "$STATUS" 2
+expect_eq "record: --at on a profile file: says what it wants" "$ERR" \
+	"mprof-tui: $DATA/test_mem.pro: not a recording (a directory MPROF_RECORD wrote, or one of its .rec files)"
+one=$(ls "$TMP"/r1/*.rec | head -1)
+expect_eq "record: one .rec file opens alone (--at peak)" "$(row peak_fn --at peak "$one")" "10240000 100"
+run_status "$MPROF" --info "$one"
+expect_match "record: --info on one .rec file names its pid" "$OUT" "^recording .*: pid [1-9][0-9]*, 1 file"
+run_status "$MPROF" --leaks start end --top=flat "$TMP/r1"
+expect_match "record: --leaks is headed as leaks" "$OUT" "^-+leaked space ranking-+$"
+run_status "$MPROF" --temporary --top=flat "$TMP/r1"
+expect_match "record: --temporary is headed as temporaries" "$OUT" "^-+temporary space ranking-+$"
+run_status "$MPROF" --diff-at start end --top=flat "$TMP/r1"
+expect_match "record: --diff-at is headed as growth" "$OUT" "^-+inuse growth space ranking-+$"
 
 # A known workload recorded into small files, 3 kept: the state at the end
 # is still exact (every file starts with a checkpoint of every stack).

@@ -29,14 +29,28 @@ keys P m '}' d
 check "rec tui: d diffs the mark (peak) and the cursor (end)" "-9.77 MiB"
 keys d L
 check "rec tui: L: made between the peak and the end, alive at the end" "4.00 KiB 100.0% 100.0%  4.00 KiB 100.0%        1 after_fn"
-keys L T
+expect_match "rec tui: L shows allocations (alloc bytes)" "$(screen | sed -n 1p)" " alloc bytes "
+keys L
+check "rec tui: L again closes it" "back to the heap at the cursor"
+expect_match "rec tui: closing L restores the heap's metric (in use)" "$(screen | sed -n 1p)" " in use bytes "
+keys T
 check "rec tui: T: temporaries with the lifetime histogram" "lifetimes: <1ms:"
+keys T
+check "rec tui: T again closes it" "back to the heap at the cursor"
+expect_match "rec tui: closing T restores the heap's metric (in use)" "$(screen | sed -n 1p)" " in use bytes "
+keys T
+check "rec tui: T opens again" "lifetimes: <1ms:"
 # A diff from the start (nothing allocated yet) to the peak: peak_fn's stack
 # did not exist at the mark, so its row is marked NEW, as in a live diff.
 keys T '{' '{' '{' '{' m P d
 check "rec tui: d from the start to the peak: peak_fn's growth" "+9.77 MiB"
 check "rec tui: d: a stack not there at the mark is NEW" "NEW peak_fn"
-keys d
+keys Enter
+check "rec tui: d: callers/callees mark NEW too" "NEW peak_fn  rec_peak.c:32  (flat +9.77 MiB)"
+check "rec tui: d: and the callers" "    NEW main"
+keys Escape t '*'
+check "rec tui: d: the tree marks NEW" "NEW peak_fn"
+keys Escape d
 keys q
 n=0
 while screen | grep -F -q "Main table" && [ "$n" -lt 100 ]; do sleep 0.1; n=$((n + 1)); done

@@ -232,10 +232,24 @@ check "quits" "EXIT=0"
 mv "$TMP/gone/libsymdl.so" "$TMP/moved/"
 run out.pro
 check "a missing module is reported once in the status line" \
-	"1 module not found: $TMP/gone/libsymdl.so (their frames keep the recorded names)"
+	"1 module without symbols: $TMP/gone/libsymdl.so (not found)"
 expect_eq "and on no row" "$(screen | sed -n '4,27p' | grep -c 'not found')" "0"
 keys Q
 check "quits" "EXIT=0"
+
+# Another build at the module's path: said as such, not as "not found"
+# (a dump of the hook records build-ids).
+mv "$TMP/moved/libsymdl.so" "$TMP/gone/"
+(cd "$TMP" && MPROF_OUT=$TMP/native.pro LD_PRELOAD=$TOP/libmprof.so ./sym_app out4.pro "$TMP/gone/libsymdl.so") ||
+	not_ok "sym_app runs under the hook"
+(cd "$TMP/moved/src" && gcc -O0 -g -fPIC -shared -DOTHER_BUILD -o "$TMP/gone/libsymdl.so" sym_lib.c) ||
+	not_ok "another build of libsymdl.so"
+run native.pro
+check "a module whose build-id differs is said so" \
+	"1 module without symbols: $TMP/gone/libsymdl.so (build-id differs)"
+keys Q
+check "quits" "EXIT=0"
+rm -f "$TMP/gone/libsymdl.so"
 
 # ---- batch: BASE NEW without a terminal is --diff BASE NEW -----------------------
 cd "$TMP" || exit 2

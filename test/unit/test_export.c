@@ -54,7 +54,7 @@ static void test_pprof_round_trip(void **state)
 	int fd = mkstemp(tmpl);
 	assert_true(fd >= 0);
 	prof_error err;
-	assert_int_equal(export_pprof(fd, p, &m, &err), 0);
+	assert_int_equal(export_pprof(fd, p, &m, NULL, &err), 0);
 	close(fd);
 	prof *q = prof_load(tmpl, &err);
 	unlink(tmpl);
@@ -114,7 +114,7 @@ static void test_diff_across_aslr(void **state)
 	assert_int_equal(v[AGG_INUSE_BYTES], -7 * 64);
 	char tmpl[] = "/tmp/mprof-test-export.XXXXXX";
 	int fd = mkstemp(tmpl);
-	assert_int_equal(export_pprof(fd, r, NULL, &err), 0);
+	assert_int_equal(export_pprof(fd, r, NULL, NULL, &err), 0);
 	close(fd);
 	prof *q = prof_load(tmpl, &err);
 	unlink(tmpl);

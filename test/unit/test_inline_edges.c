@@ -37,7 +37,7 @@ static void edges_of_a_map(void **state)
 	nodemap_end_frame(&m);
 	inline_edges e;
 	assert_int_equal(inline_edges_build(&e, &m), 0);
-	assert_int_equal(e.n, 2);
+	assert_int_equal(e.pairs.used, 2);
 	assert_true(inline_edges_has(&e, inner, outer));
 	assert_true(inline_edges_has(&e, inner, other));
 	assert_false(inline_edges_has(&e, outer, inner));   /* direction matters */
@@ -59,7 +59,7 @@ static void no_edges_by_address(void **state)
 	assert_int_equal(nodemap_by_address(&m, p), 0);
 	inline_edges e;
 	assert_int_equal(inline_edges_build(&e, &m), 0);
-	assert_int_equal(e.n, 0);
+	assert_int_equal(e.pairs.used, 0);
 	assert_false(inline_edges_has(&e, 0, 1));
 	inline_edges_free(&e);
 	nodemap_free(&m);
@@ -149,7 +149,7 @@ static uint8_t *frames_allocating(const prof *p)
 	uint8_t *through = calloc(p->frames.len + 1, 1);
 	assert_non_null(through);
 	for (size_t i = 0; i < p->samples.len; i++) {
-		if (!p->samples.v[i].alloc_objs)
+		if (!p->samples.v[i].c.alloc_objs)
 			continue;
 		uint32_t st = p->samples.v[i].stack;
 		const uint32_t *f = prof_stack_frames(p, st);

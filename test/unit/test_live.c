@@ -36,8 +36,8 @@ static void test_snap_delta(void **state)
 	assert_int_equal(snap_take(&s1, p, 1, 100, 1000000000), 0);
 	assert_int_equal(s1.total[AGG_INUSE_BYTES], 1000);
 	/* Later: a grows by 3 x 100 B; a new stack d <- c appears. */
-	p->samples.v[0].alloc_objs += 3;
-	p->samples.v[0].alloc_bytes += 300;
+	p->samples.v[0].c.alloc_objs += 3;
+	p->samples.v[0].c.alloc_bytes += 300;
 	uint32_t d = prof_frame_intern(p, 0x40);
 	p->frames.v[d].name = prof_str(p, "d", 1);
 	uint32_t s3[] = { d, 2 };
@@ -48,8 +48,8 @@ static void test_snap_delta(void **state)
 	prof *dp = snap_delta(p, &s1, &s2, &is_new, &err);
 	assert_non_null(dp);
 	assert_int_equal(dp->samples.len, 2);   /* b did not move */
-	assert_int_equal(dp->samples.v[0].alloc_bytes, 300);
-	assert_int_equal(dp->samples.v[1].alloc_bytes, 64);
+	assert_int_equal(dp->samples.v[0].c.alloc_bytes, 300);
+	assert_int_equal(dp->samples.v[1].c.alloc_bytes, 64);
 	assert_int_equal(is_new[0], 0);
 	assert_int_equal(is_new[2], 1);
 	prof_nodemap m;
@@ -66,7 +66,7 @@ static void test_snap_delta(void **state)
 	assert_null(snap_delta(p, &s2, &s1, NULL, &err));
 	prof *w = snap_delta(p, NULL, &s1, NULL, &err);
 	assert_int_equal(w->samples.len, 2);
-	assert_int_equal(w->samples.v[0].alloc_bytes, 1000);
+	assert_int_equal(w->samples.v[0].c.alloc_bytes, 1000);
 	prof_free(w);
 	agg_free(&ag);
 	nodemap_free(&m);
@@ -126,8 +126,8 @@ static void test_reload_keeps_place(void **state)
 	view_move_to(&v, rb);
 	assert_int_equal(view_enter(&v), 0);   /* peek at c */
 	/* The profile changes: b now holds the most; c must stay centred. */
-	p->samples.v[1].alloc_bytes += 5000;
-	p->samples.v[1].alloc_objs += 5;
+	p->samples.v[1].c.alloc_bytes += 5000;
+	p->samples.v[1].c.alloc_objs += 5;
 	assert_int_equal(view_reload(&v, p, 0), 0);
 	assert_int_equal(v.depth, 2);
 	assert_string_equal(view_node_name(&v, view_cur(&v)->node), "c");

@@ -46,10 +46,10 @@ static void assert_same_model(const prof *a, const prof *b)
 	assert_int_equal(a->samples.len, b->samples.len);
 	for (size_t i = 0; i < a->samples.len; i++) {
 		const prof_sample *x = &a->samples.v[i], *y = &b->samples.v[i];
-		assert_int_equal(x->alloc_objs, y->alloc_objs);
-		assert_int_equal(x->alloc_bytes, y->alloc_bytes);
-		assert_int_equal(x->free_objs, y->free_objs);
-		assert_int_equal(x->free_bytes, y->free_bytes);
+		assert_int_equal(x->c.alloc_objs, y->c.alloc_objs);
+		assert_int_equal(x->c.alloc_bytes, y->c.alloc_bytes);
+		assert_int_equal(x->c.free_objs, y->c.free_objs);
+		assert_int_equal(x->c.free_bytes, y->c.free_bytes);
 		const prof_stack *sx = &a->stacks.v[x->stack], *sy = &b->stacks.v[y->stack];
 		assert_int_equal(sx->depth, sy->depth);
 		for (uint32_t d = 0; d < sx->depth; d++) {
@@ -103,7 +103,7 @@ static void test_native_roundtrip(void **state)
 	p->meta.time = 1700000000;
 	p->meta.cmdline = prof_str(p, "app --serve", 11);
 	p->meta.unknown_frees = 5;
-	p->samples.v[0].alloc_bytes = 1ull << 40;   /* 64-bit counters survive */
+	p->samples.v[0].c.alloc_bytes = 1ull << 40;   /* 64-bit counters survive */
 	prof *q = roundtrip(p, PROF_FMT_NATIVE);
 	assert_same_model(p, q);
 	assert_int_equal(q->modules.len, 1);
@@ -131,7 +131,7 @@ static void test_v1_wraps_and_truncates(void **state)
 	prof_sample_add(p, s, 8, 1, (1ull << 32) + 8, 0, 0);
 	prof *q = roundtrip(p, PROF_FMT_V1);
 	assert_int_equal(strlen(prof_strat(q, q->frames.v[0].name)), PRO_V1_NAME_MAX);
-	assert_int_equal(q->samples.v[0].alloc_bytes, 8);   /* 32-bit, as the original */
+	assert_int_equal(q->samples.v[0].c.alloc_bytes, 8);   /* 32-bit, as the original */
 	prof_free(p);
 	prof_free(q);
 }

@@ -26,7 +26,7 @@ static uint8_t *build(size_t *len)
 {
 	uint64_t size[SEG_R_COUNT] = {
 		[SEG_R_STACKS] = NSTACK * sizeof(seg_stack),
-		[SEG_R_COUNTERS] = (NSTACK + (NLANE - 1) * NSTACK) * sizeof(seg_counter),
+		[SEG_R_COUNTERS] = (NSTACK + (NLANE - 1) * NSTACK) * sizeof(mp_counts),
 		[SEG_R_FRAMES] = 16 * sizeof(uint64_t),
 		[SEG_R_HASH] = 8 * sizeof(uint32_t),
 		[SEG_R_RING] = 4 * sizeof(seg_event),
@@ -63,16 +63,16 @@ static uint8_t *build(size_t *len)
 	h->unknown_frees = 5;
 	h->dropped_live = 2;
 	seg_stack *st = (seg_stack *)(b + offs[SEG_R_STACKS]);
-	seg_counter *c = (seg_counter *)(b + offs[SEG_R_COUNTERS]);
+	mp_counts *c = (mp_counts *)(b + offs[SEG_R_COUNTERS]);
 	uint64_t *pc = (uint64_t *)(b + offs[SEG_R_FRAMES]);
 	for (int i = 0; i < 3; i++) {
 		st[i] = (seg_stack){ .state = SEG_STACK_READY, .depth = 2, .frame_off = 2 * (uint64_t)i, .hash = 1 };
 		pc[2 * i] = 0x401000 + 16 * (uint64_t)i;
 		pc[2 * i + 1] = 0x401100;
 		/* lane 0, lane 1, lane 2: 10 + 1 + 2 objects allocated, 3 freed */
-		c[i] = (seg_counter){ 10, 1000, 2, 200 };
-		c[NSTACK + i] = (seg_counter){ 1, 100, 1, 100 };
-		c[2 * NSTACK + i] = (seg_counter){ 2, 200, 0, 0 };
+		c[i] = (mp_counts){ 10, 1000, 2, 200 };
+		c[NSTACK + i] = (mp_counts){ 1, 100, 1, 100 };
+		c[2 * NSTACK + i] = (mp_counts){ 2, 200, 0, 0 };
 	}
 	seg_module *m = (seg_module *)(b + offs[SEG_R_MODULES]);
 	m->base = 0x400000;
@@ -113,10 +113,10 @@ static void test_valid_sums_lanes(void **state)
 	assert_int_equal(p->samples.len, 3);
 	for (size_t i = 0; i < p->samples.len; i++) {
 		const prof_sample *s = &p->samples.v[i];
-		assert_int_equal(s->alloc_objs, 13);
-		assert_int_equal(s->alloc_bytes, 1300);
-		assert_int_equal(s->free_objs, 3);
-		assert_int_equal(s->free_bytes, 300);
+		assert_int_equal(s->c.alloc_objs, 13);
+		assert_int_equal(s->c.alloc_bytes, 1300);
+		assert_int_equal(s->c.free_objs, 3);
+		assert_int_equal(s->c.free_bytes, 300);
 		assert_int_equal(p->stacks.v[s->stack].depth, 2);
 		assert_int_equal(p->frames.v[prof_stack_frames(p, s->stack)[1]].addr, 0x401100);
 	}
@@ -140,7 +140,7 @@ static void test_lane_cap(void **state)
 	assert_non_null(p);
 	uint64_t total = 0;
 	for (size_t i = 0; i < p->samples.len; i++)
-		total += p->samples.v[i].alloc_objs;
+		total += p->samples.v[i].c.alloc_objs;
 	assert_int_equal(total, 10 + 1 + 1 + 10 + 10);
 	prof_free(p);
 	free(b);
@@ -312,7 +312,7 @@ static void test_changes_while_read(void **state)
 				fail_msg("held read %d refused: %s", i, err.msg);
 			assert_int_equal(p->samples.len, 3);
 			for (size_t k = 0; k < p->samples.len; k++)
-				assert_int_equal(p->samples.v[k].alloc_bytes, 1300);
+				assert_int_equal(p->samples.v[k].c.alloc_bytes, 1300);
 			prof_free(p);
 			exact++;
 			__atomic_store_n(&s.hold, 0, __ATOMIC_RELEASE);

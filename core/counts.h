@@ -1,0 +1,25 @@
+/* counts.h - the four counters kept per stack everywhere: in the hook's
+ * segment, in recordings, in profiles and snapshots.  Header-only (the
+ * hook includes it); its layout is part of attach/segment.h's and
+ * core/recfmt.h's contracts. */
+#ifndef MPROF_CORE_COUNTS_H
+#define MPROF_CORE_COUNTS_H
+
+#include <stdint.h>
+
+typedef struct mp_counts {
+	uint64_t alloc_objs, alloc_bytes, free_objs, free_bytes;
+} mp_counts;
+
+_Static_assert(sizeof(mp_counts) == 32, "mp_counts is a file and shared-memory layout");
+
+/* d += s, wrapping as unsigned counters do. */
+static inline void counts_add(mp_counts *d, const mp_counts *s)
+{
+	d->alloc_objs += s->alloc_objs;
+	d->alloc_bytes += s->alloc_bytes;
+	d->free_objs += s->free_objs;
+	d->free_bytes += s->free_bytes;
+}
+
+#endif
