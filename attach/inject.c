@@ -248,10 +248,10 @@ static void others_stop(session *s, pid_t tid)
 	s->others_running = 0;
 }
 
-/* Calls fn(str or a0, a1) on the stopped thread tid; *ret gets rax.
- * Registers (general and extended) are restored after. */
-static int remote_call(session *s, pid_t tid, uint64_t fn, const char *str, uint64_t a0, uint64_t a1,
-		       uint64_t *ret, prof_error *err)
+/* Calls fn(str or a0, str2 or a1, a2) on the stopped thread tid; *ret
+ * gets rax.  Registers (general and extended) are restored after. */
+static int remote_call(session *s, pid_t tid, uint64_t fn, const char *str, const char *str2, uint64_t a0,
+		       uint64_t a1, uint64_t a2, uint64_t *ret, prof_error *err)
 {
 	struct user_regs_struct saved, r;
 	static unsigned char xs[16384] __attribute__((aligned(64)));
@@ -270,14 +270,18 @@ static int remote_call(session *s, pid_t tid, uint64_t fn, const char *str, uint
 	}
 	r = saved;
 	uint64_t sp = (saved.rsp - 256) & ~(uint64_t)15;   /* below the 128-byte red zone */
-	if (str) {
-		size_t len = strlen(str) + 1;
+	const char *strs[2] = { str, str2 };
+	uint64_t *args[2] = { &a0, &a1 };
+	for (int i = 0; i < 2; i++) {
+		if (!strs[i])
+			continue;
+		size_t len = strlen(strs[i]) + 1;
 		sp -= (len + 15) & ~(size_t)15;
-		if (poke(tid, sp, str, len)) {
+		if (poke(tid, sp, strs[i], len)) {
 			prof_errorf(err, "cannot write to the stack of thread %d: %s", (int)tid, strerror(errno));
 			return -1;
 		}
-		a0 = sp;
+		*args[i] = sp;
 	}
 	sp -= 8;   /* at the call's entry, rsp + 8 is 16-byte aligned */
 	uint64_t zero = 0;
@@ -289,6 +293,7 @@ static int remote_call(session *s, pid_t tid, uint64_t fn, const char *str, uint
 	r.rip = fn;
 	r.rdi = a0;
 	r.rsi = a1;
+	r.rdx = a2;
 	r.rax = 0;
 	r.orig_rax = (uint64_t)-1;   /* no syscall restart on resume */
 	if (ptrace(PTRACE_SETREGS, tid, NULL, &r) || ptrace(PTRACE_CONT, tid, NULL, NULL)) {
@@ -378,6 +383,7 @@ static int session_open(session *s, int pid, char *libc, size_t libc_len, prof_e
 		prof_errorf(err, "process %d: cannot read the symbols of %s", pid, libc);
 		return -1;
 	}
+	snprintf(s->libc, sizeof(s->libc), "%s", libc);
 	s->as = unw_create_addr_space(&_UPT_accessors, 0);
 	if (!s->as) {
 		prof_errorf(err, "libunwind: cannot create an address space");
@@ -437,7 +443,10 @@ static int still_mapped(session *s, uint64_t fn)
 	return same;
 }
 
-static int call_in(session *s, uint64_t fn, const char *str, uint64_t a1, uint64_t *ret, prof_error *err)
+/* env (NAME=VALUE, or NULL): set in the target around the call (setenv
+ * before, unsetenv after, in the same stop), so the hook's start reads it. */
+static int call_in(session *s, uint64_t fn, const char *str, uint64_t a1, const char *env, uint64_t *ret,
+		   prof_error *err)
 {
 	if (inj_stop_safe(s, err))
 		return -1;
@@ -449,7 +458,18 @@ static int call_in(session *s, uint64_t fn, const char *str, uint64_t a1, uint64
 		return -1;
 	}
 	pid_t tid = s->tids[0];
-	int rc = remote_call(s, tid, fn, str, 0, a1, ret, err);
+	char name[64] = "";
+	uint64_t set = 0, unset = 0, r;
+	if (env && s->libc[0] && strchr(env, '=') && (size_t)(strchr(env, '=') - env) < sizeof(name)) {
+		snprintf(name, sizeof(name), "%.*s", (int)(strchr(env, '=') - env), env);
+		set = remote_sym(s, s->libc, "setenv");
+		unset = remote_sym(s, s->libc, "unsetenv");
+	}
+	int rc = set && unset ? remote_call(s, tid, set, name, strchr(env, '=') + 1, 0, 0, 1, &r, err) : 0;
+	if (!rc)
+		rc = remote_call(s, tid, fn, str, NULL, 0, a1, 0, ret, err);
+	if (set && unset)
+		remote_call(s, tid, unset, name, NULL, 0, 0, 0, &r, err);
 	others_stop(s, tid);
 	return rc;
 }
@@ -485,7 +505,7 @@ int inject_load(int pid, const char *lib, char *alloc, size_t alloc_cap, prof_er
 				fn = remote_sym(&s, s.maps[i].path, "mprof_attach");
 		if (!fn) {
 			prof_errorf(err, "process %d: no mprof_attach in its libmprof.so", pid);
-		} else if (!call_in(&s, fn, NULL, 0, &ret, err)) {
+		} else if (!call_in(&s, fn, NULL, 0, NULL, &ret, err)) {
 			if ((int)ret < 0)
 				prof_errorf(err, "process %d: mprof_attach failed", pid);
 			else
@@ -504,14 +524,18 @@ int inject_load(int pid, const char *lib, char *alloc, size_t alloc_cap, prof_er
 		session_free(&s);
 		return -1;
 	}
-	if (!call_in(&s, dl, abs, RTLD_NOW, &ret, err)) {
+	char env[4200] = "";
+	const char *funcs = getenv("MPROF_FUNCS");
+	if (funcs && *funcs)   /* the functions the hook is to patch, from our environment */
+		snprintf(env, sizeof(env), "MPROF_FUNCS=%s", funcs);
+	if (!call_in(&s, dl, abs, RTLD_NOW, env[0] ? env : NULL, &ret, err)) {
 		if (ret) {
 			rc = INJECT_LOADED;
 		} else {
 			char msg[300] = "";
 			uint64_t m = 0;
 			pid_t tid = s.n ? s.tids[0] : 0;
-			if (dlerr && tid && !remote_call(&s, tid, dlerr, NULL, 0, 0, &m, err))
+			if (dlerr && tid && !remote_call(&s, tid, dlerr, NULL, NULL, 0, 0, 0, &m, err))
 				peek_str(tid, m, msg, sizeof(msg));
 			prof_errorf(err, "process %d: dlopen(%s) failed in it: %s", pid, abs, msg[0] ? msg : "no reason given");
 		}
@@ -559,7 +583,7 @@ int inject_detach(int pid, prof_error *err)
 	uint64_t ret = 0;
 	if (!fn)
 		prof_errorf(err, "process %d: no mprof_detach in its libmprof.so", pid);
-	else if (!call_in(&s, fn, NULL, 0, &ret, err)) {
+	else if (!call_in(&s, fn, NULL, 0, NULL, &ret, err)) {
 		if ((int)ret < 0)
 			prof_errorf(err, "process %d: mprof_detach failed (the hook was not loaded late)", pid);
 		else

@@ -57,6 +57,7 @@ typedef struct session {
 	unw_addr_space_t as;
 	int others_running;   /* the call let the other threads run */
 	char alloc[4096];     /* the module providing the program's malloc */
+	char libc[512];       /* libc's path, "" if none */
 } session;
 
 
@@ -78,8 +79,13 @@ int inj_elf_syms(const char *path, fsym **out, size_t *nout, uint64_t *vaddr0, i
 /* The load bias of the module at path: address = file address + bias. */
 int inj_module_bias(const session *s, const char *path, uint64_t vaddr0, uint64_t *bias);
 uint64_t inj_sym_addr(const fsym *v, size_t n, const char *name);
+/* Adds a code range of a kind (R_*) to the session's rule; -1 out of memory. */
+int inj_range_add(session *s, uint64_t lo, uint64_t hi, int kind);
 /* The code ranges of the safe-point rule, and libc's path (for dlopen). */
 int inj_ranges_build(session *s, char *libc, size_t libc_len);
+/* allocranges.c: the whole code of each allocator the hook patches at its
+ * entry points (and of the functions MPROF_FUNCS names) as R_ALLOC. */
+int inj_alloc_ranges(session *s, const char *exe);
 /* Waits for thread k's stop: 0 stopped, 1 the thread is gone, -1 the process. */
 int inj_wait_stop(session *s, size_t k);
 /* Lets every thread go, with their signals and without breakpoints. */

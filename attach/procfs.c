@@ -1,7 +1,10 @@
 /* procfs.c - reading another process's state from /proc. */
 #include "attach/procfs.h"
 
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *proc_stat_fields(int pid, char *buf, size_t len)
@@ -51,4 +54,12 @@ void file_first_line(const char *path, char *buf, size_t len)
 	if (fgets(buf, (int)len, fp))
 		buf[strcspn(buf, "\n")] = 0;
 	fclose(fp);
+}
+
+int proc_pid_arg(const char *s)
+{
+	char *end;
+	errno = 0;
+	long pid = strtol(s, &end, 10);
+	return errno || end == s || *end || pid <= 0 || pid > INT32_MAX ? -1 : (int)pid;
 }

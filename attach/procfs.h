@@ -14,6 +14,8 @@ int proc_gone(int pid);
  * new program after the hook was injected keeps its pid and its segment,
  * but no hook), -1 when its maps cannot be read. */
 int proc_has_hook(int pid);
+/* The process id s spells (decimal, 1 to INT32_MAX), or -1. */
+int proc_pid_arg(const char *s);
 /* The first line of path without its newline; "" when unreadable. */
 void file_first_line(const char *path, char *buf, size_t len);
 

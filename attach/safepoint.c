@@ -147,7 +147,7 @@ uint64_t inj_sym_addr(const fsym *v, size_t n, const char *name)
 	return 0;
 }
 
-static int bad_add(session *s, uint64_t lo, uint64_t hi, int kind)
+int inj_range_add(session *s, uint64_t lo, uint64_t hi, int kind)
 {
 	if (vec_grow((void **)&s->bad, &s->badcap, s->nbad + 1, sizeof(*s->bad)))
 		return -1;
@@ -165,7 +165,7 @@ static void bad_from_syms(session *s, const fsym *v, size_t n, uint64_t bias)
 			continue;
 		uint64_t lo = v[i].lo, hi = v[i].hi;
 		if (v[i].alloc != 2) {
-			bad_add(s, lo + bias, hi + bias, v[i].alloc == 1 ? R_LOCK : R_WAIT);
+			inj_range_add(s, lo + bias, hi + bias, v[i].alloc == 1 ? R_LOCK : R_WAIT);
 			continue;
 		}
 		for (size_t j = i; j-- > 0;)
@@ -178,7 +178,7 @@ static void bad_from_syms(session *s, const fsym *v, size_t n, uint64_t bias)
 				hi = v[j].lo;
 				break;
 			}
-		bad_add(s, lo + bias, hi + bias, R_ALLOC);
+		inj_range_add(s, lo + bias, hi + bias, R_ALLOC);
 	}
 }
 
@@ -213,24 +213,26 @@ int inj_ranges_build(session *s, char *libc, size_t libc_len)
 			continue;
 		const char *b = path_base(m->path);
 		if (is_loader(m->path))
-			bad_add(s, m->lo, m->hi, R_LOCK);
+			inj_range_add(s, m->lo, m->hi, R_LOCK);
 		else if (!strncmp(b, "libjemalloc", 11) || !strncmp(b, "libtcmalloc", 11) ||
 			 !strncmp(b, "libmimalloc", 11) || !strncmp(b, "libmprof", 8))
-			bad_add(s, m->lo, m->hi, R_ALLOC);
+			inj_range_add(s, m->lo, m->hi, R_ALLOC);
 		else if (s->alloc[0] && !strcmp(m->path, s->alloc) && !is_libc(m->path)) {
 			/* another allocator library: all of it; the executable: its malloc family */
 			if (strcmp(m->path, exe))
-				bad_add(s, m->lo, m->hi, R_ALLOC);
+				inj_range_add(s, m->lo, m->hi, R_ALLOC);
 			else if (!provider_done && bad_syms(s, m->path))
 				return -1;
 			provider_done = 1;
 		} else if (is_libc(m->path)) {
-			bad_add(s, m->lo, m->hi, R_LIBC);
+			inj_range_add(s, m->lo, m->hi, R_LIBC);
 			if (!libc[0])
 				snprintf(libc, libc_len, "%s", m->path);
 		}
 	}
-	return libc[0] ? bad_syms(s, libc) : 0;
+	if (libc[0] && bad_syms(s, libc))
+		return -1;
+	return inj_alloc_ranges(s, exe);   /* allocators the hook patches at their entries */
 }
 
 /* The kinds of code (R_*) pc lies in. */

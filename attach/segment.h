@@ -117,7 +117,8 @@ typedef struct seg_header {
 	uint64_t rec_wait_ns;      /* their total duration */
 	uint64_t rec_wait_max_ns;  /* the longest one */
 	uint64_t sample_rate;      /* MPROF_SAMPLE: mean bytes per sampled allocation; 0: all */
-	uint64_t reserved[1];
+	uint64_t alloc_off;        /* the allocator table (seg_allocs) at this offset; 0: none
+				    * (a hook older than the table: this was reserved, zero) */
 } seg_header;
 
 #define SEG_MAX_LANES 64
@@ -212,5 +213,48 @@ typedef struct seg_module {
 	char build_id[SEG_MOD_BUILD_ID + 7];
 	char path[SEG_MOD_PATH];   /* NUL-terminated, truncated */
 } seg_module;
+
+/* The allocator table: which allocators the hook found and how it reaches
+ * each (written once at start; a detach sets SEG_AF_RESTORED).  At
+ * header.alloc_off, 64-byte aligned, inside the file: a seg_allocs, then
+ * cap seg_alloc entries, the first count of them valid. */
+enum seg_alloc_kind {
+	SEG_AK_SYSTEM = 1,         /* the malloc the program's own lookup reaches (libc or a library) */
+	SEG_AK_JEMALLOC,           /* jemalloc under its prefix (skynet's je_) */
+	SEG_AK_TCMALLOC,           /* tcmalloc linked into the executable */
+	SEG_AK_MIMALLOC,           /* mimalloc's mi_ API */
+	SEG_AK_OWN,                /* the executable's own malloc and free */
+	SEG_AK_USER,               /* the functions MPROF_FUNCS names */
+};
+
+enum seg_alloc_how {
+	SEG_HOW_INTERPOSED = 1,    /* LD_PRELOAD: symbol interposition */
+	SEG_HOW_GOT,               /* its callers' GOT slots point at the hook */
+	SEG_HOW_ENTRY,             /* its functions' first instructions jump to the hook */
+	SEG_HOW_REFUSED,           /* found, not hooked: note says why */
+};
+
+enum seg_alloc_flag {
+	SEG_AF_PROVIDER = 1,       /* it provides the program's malloc */
+	SEG_AF_RESTORED = 2,       /* detached: its entries hold their own bytes again */
+};
+
+typedef struct seg_alloc {
+	uint32_t kind;             /* enum seg_alloc_kind */
+	uint32_t how;              /* enum seg_alloc_how */
+	uint32_t nfuncs;           /* functions entry-patched */
+	uint32_t flags;            /* enum seg_alloc_flag */
+	char prefix[24];           /* jemalloc's prefix ("je_"), tc_, mi_; NUL-terminated */
+	char note[200];            /* why it was refused, or what was patched */
+	char path[SEG_MOD_PATH];   /* the module holding it, NUL-terminated */
+} seg_alloc;
+
+typedef struct seg_allocs {
+	uint32_t count;            /* entries written (release-stored after them) */
+	uint32_t cap;
+	uint64_t pad[7];
+} seg_allocs;
+
+#define SEG_ALLOC_CAP 16
 
 #endif

@@ -94,6 +94,29 @@ int seg_validate(const void *data, size_t len, const char *name, prof_error *err
 	return header_copy(&hc, data, len, name, err);
 }
 
+int seg_allocs_copy(const void *data, size_t len, seg_alloc *out, int cap)
+{
+	seg_header hc;
+	prof_error err;
+	if (header_copy(&hc, data, len, "segment", &err) || !hc.alloc_off || hc.alloc_off % 8 ||
+	    hc.alloc_off < sizeof(seg_header) || hc.alloc_off > len || len - hc.alloc_off < sizeof(seg_allocs))
+		return 0;   /* a hook older than the table, or a bad offset */
+	const seg_allocs *t = (const seg_allocs *)((const char *)data + hc.alloc_off);
+	uint32_t tcap = __atomic_load_n(&t->cap, __ATOMIC_RELAXED);
+	uint32_t n = __atomic_load_n(&t->count, __ATOMIC_ACQUIRE);
+	if (tcap > (len - hc.alloc_off - sizeof(seg_allocs)) / sizeof(seg_alloc))
+		return 0;
+	n = n < tcap ? n : tcap;
+	n = n < (uint32_t)cap ? n : (uint32_t)cap;
+	for (uint32_t i = 0; i < n; i++) {   /* a copy, its strings ended */
+		memcpy(&out[i], (const seg_alloc *)(t + 1) + i, sizeof(seg_alloc));
+		out[i].prefix[sizeof(out[i].prefix) - 1] = 0;
+		out[i].note[sizeof(out[i].note) - 1] = 0;
+		out[i].path[sizeof(out[i].path) - 1] = 0;
+	}
+	return (int)n;
+}
+
 int seg_open_path(seg_map *m, const char *path, seg_header *hc, prof_error *err)
 {
 	memset(m, 0, sizeof(*m));

@@ -31,6 +31,11 @@ void seg_close(seg_map *m);
  * 0, or -1 with err filled. */
 int seg_validate(const void *data, size_t len, const char *name, prof_error *err);
 
+/* The allocator table (which allocators the hook found and how it reaches
+ * each) copied into out: at most cap entries, strings NUL-terminated; 0
+ * when the segment has none (an older hook) or its offset is bad. */
+int seg_allocs_copy(const void *data, size_t len, seg_alloc *out, int cap);
+
 /* The segment's current state as a new profile (caller frees with
  * prof_free): stacks with their exact counters, the module table, frame
  * names "path(sym+0xoff) [0xaddr]".  Entries that are out of bounds are

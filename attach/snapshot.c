@@ -24,10 +24,8 @@ int snapshot_write(int pid, const char *path, prof_error *err)
 
 int snapshot_main(const char *pid_arg, const char *out)
 {
-	char *end;
-	errno = 0;
-	long pid = strtol(pid_arg, &end, 10);
-	if (errno || *end || pid <= 0 || pid > INT32_MAX) {
+	long pid = proc_pid_arg(pid_arg);
+	if (pid < 0) {
 		fprintf(stderr, "mprof-tui: --snapshot takes a process id, not '%s'\n", pid_arg);
 		return 2;
 	}

@@ -3,7 +3,9 @@
  * asks (inject into a process started without the hook; detach on quit).
  * attach/inject.c does the work. */
 #include "tui/inject_ui.h"
+#include "tui/allocs_ui.h"
 #include "attach/inject.h"
+#include "attach/segment_read.h"
 #include "attach/launch.h"
 #include "attach/procfs.h"
 #include "attach/segment.h"
@@ -80,10 +82,8 @@ int inject_quit_offer(int pid)
 
 int inject_main(const char *pid_arg, int detach)
 {
-	char *end;
-	errno = 0;
-	long pid = strtol(pid_arg, &end, 10);
-	if (errno || *end || pid <= 0 || pid > INT32_MAX) {
+	long pid = proc_pid_arg(pid_arg);
+	if (pid < 0) {
 		fprintf(stderr, "mprof-tui: --%s takes a process id, not '%s'\n", detach ? "detach" : "inject", pid_arg);
 		return 2;
 	}
@@ -114,5 +114,10 @@ int inject_main(const char *pid_arg, int detach)
 	       pid, (int)pid);
 	if (r != INJECT_PRESENT && alloc[0])
 		printf("its allocator: %s\n", alloc);
+	seg_map m;
+	if (r != INJECT_PRESENT && !seg_open(&m, (int)pid, &err)) {   /* what the hook found beyond it */
+		allocs_print(stdout, m.h, m.len, "also: ", 1);
+		seg_close(&m);
+	}
 	return 0;
 }

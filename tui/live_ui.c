@@ -21,6 +21,7 @@
 #include "core/path.h"
 #include "core/snapdiff.h"
 #include "symbols/sym.h"
+#include "tui/allocs_ui.h"
 #include "tui/app.h"
 #include "tui/inject_ui.h"
 #include "tui/tui.h"
@@ -49,6 +50,7 @@ typedef struct live_ui {
 	int ran;                 /* the UI ran: say how the child ended */
 	int leave;               /* quit with "detach": the child runs on */
 	int late;                /* the hook was injected: history before it is unknown */
+	int allocs_tries;        /* reads of the allocator table left (the hook writes it at start) */
 } live_ui;
 
 static live_ui *LV(const app *a)
@@ -172,6 +174,24 @@ static int live_refresh(app *a)
 	return 1;
 }
 
+/* Adds the allocators the hook found beyond the program's malloc to the
+ * status line's note, once the hook has written its table. */
+static void allocs_note(live_ui *lv)
+{
+	seg_alloc t[1];
+	if (lv->allocs_tries <= 0 || !seg_allocs_copy(lv->f.m.h, lv->f.m.len, t, 1)) {
+		lv->allocs_tries--;
+		return;
+	}
+	lv->allocs_tries = 0;
+	char sum[400];
+	allocs_summary(lv->f.m.h, lv->f.m.len, sum, sizeof(sum));
+	char rest[sizeof(lv->note)];
+	snprintf(rest, sizeof(rest), "%s", lv->note);   /* first: the note is cut at half the width */
+	if (sum[0])
+		snprintf(lv->note, sizeof(lv->note), "allocators: %.400s%s%.180s", sum, rest[0] ? " | " : "", rest);
+}
+
 static int live_tick(app *a)
 {
 	live_ui *lv = LV(a);
@@ -184,6 +204,8 @@ static int live_tick(app *a)
 	}
 	if (now >= lv->next_sync && !lv->final_done) {
 		lv->next_sync = now + lv->interval_ms;
+		if (lv->allocs_tries > 0)
+			allocs_note(lv);
 		int gone = follow_check_exit(&lv->f);
 		if (!lv->paused)
 			redraw |= live_refresh(a);
@@ -734,6 +756,8 @@ int tui_live(const tui_live_opts *o)
 	} else if ((lv.late = inject_seg_flags((int)pid) > 0 && (inject_seg_flags((int)pid) & SEG_FLAG_LATE))) {
 		snprintf(lv.note, sizeof(lv.note), "history before the attach is unknown");
 	}
+	lv.allocs_tries = 20;
+	allocs_note(&lv);
 	lv.interval_ms = o->interval_ms > 0 ? o->interval_ms : 500;
 	lv.so = o->so;
 	a.mode = &live_mode;

@@ -13,9 +13,11 @@
 #include "core/load.h"
 #include "core/report.h"
 #include "attach/inject.h"
+#include "tui/allocs_ui.h"
 #include "tui/inject_ui.h"
 #include "attach/launch.h"
 #include "attach/listing.h"
+#include "attach/procfs.h"
 #include "attach/snapshot.h"
 #include "symbols/sym.h"
 #include "tui/tui.h"
@@ -34,6 +36,7 @@ static const char usage_text[] =
 	"       mprof-tui --record DIR --attach PID\n"
 	"       mprof-tui --snapshot PID -o FILE\n"
 	"       mprof-tui --attach [PID] [--interval MS]\n"
+	"       mprof-tui --info --attach PID\n"
 	"       mprof-tui --inject PID | --detach PID\n"
 	"       mprof-tui [--interval MS] -- COMMAND [ARGS...]\n"
 	"\n"
@@ -82,6 +85,8 @@ static const char usage_text[] =
 	"  --attach PID         follow it: the screens of a file, refreshed, a\n"
 	"                       timeline (heap in use, RSS); m snapshot, d diff\n"
 	"                       two snapshots (growth), p pause, w/W write\n"
+	"  --info --attach PID  how the hook is in it and which allocators it found\n"
+	"                       (interposed, GOT slots, entry-patched, refused)\n"
 	"  --attach             list the processes that can be attached (and\n"
 	"                       remove the segments of those that are gone)\n"
 	"  -- COMMAND ARGS      start COMMAND with the hook preloaded and follow\n"
@@ -321,10 +326,8 @@ static int main_attach(const cli *c, const char *pid_arg, int extra)
 {
 	char lib[4096];
 	prof_error err;
-	char *end;
-	errno = 0;
-	long pid = strtol(pid_arg, &end, 10);
-	if (extra || errno || *end || pid <= 0 || pid > INT32_MAX) {
+	long pid = proc_pid_arg(pid_arg);
+	if (extra || pid < 0) {
 		fprintf(stderr, "mprof-tui: --attach takes one process id, not '%s'\n", pid_arg);
 		return EXIT_BAD;
 	}
@@ -569,6 +572,8 @@ int main(int argc, char **argv)
 		int have = launch_find_lib(lib, sizeof(lib), &err) == 0;
 		return listing_run(stdout, stderr, "/dev/shm", have ? lib : NULL) < 0 ? EXIT_BAD : 0;
 	}
+	if (c.attach && c.info && optind == argc - 1)
+		return allocs_info_main(argv[optind]);
 	if (c.attach)
 		return main_attach(&c, argv[optind], optind != argc - 1);
 	if (dashdash)

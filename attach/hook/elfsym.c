@@ -15,6 +15,7 @@
 typedef struct esym {
 	uint64_t value, size;
 	const char *name;
+	int ifunc;
 } esym;
 
 struct elfsym {
@@ -118,7 +119,7 @@ struct elfsym *elfsym_open(const char *path)
 		if ((t != STT_FUNC && t != STT_GNU_IFUNC) || s->st_shndx == SHN_UNDEF || !s->st_value ||
 		    s->st_name >= strs->sh_size)
 			continue;
-		e->syms[e->n++] = (esym){ s->st_value, s->st_size, strtab + s->st_name };
+		e->syms[e->n++] = (esym){ s->st_value, s->st_size, strtab + s->st_name, t == STT_GNU_IFUNC };
 	}
 	sym_sort(e->syms, e->n);
 	e->map = m;
@@ -153,6 +154,16 @@ const char *elfsym_lookup(struct elfsym *e, uint64_t vaddr, uint64_t *off)
 		}
 	}
 	return NULL;
+}
+
+const char *elfsym_at(struct elfsym *e, size_t i, uint64_t *value, uint64_t *size, int *ifunc)
+{
+	if (i >= e->n)
+		return NULL;
+	*value = e->syms[i].value;
+	*size = e->syms[i].size;
+	*ifunc = e->syms[i].ifunc;
+	return e->syms[i].name;
 }
 
 void elfsym_close(struct elfsym *e)

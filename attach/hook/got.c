@@ -279,14 +279,15 @@ static void *got_dlopen(const char *file, int mode)
 }
 
 /* mprof-tui --detach calls this in the target (ptrace): the program's calls
- * go straight to libc again; what was recorded stays in the segment.
- * Returns the slots restored, or -1 when the hook was not loaded late. */
+ * go straight to libc again, its patched entry points hold their own bytes
+ * again; what was recorded stays in the segment.  Returns the slots and
+ * entries restored, or -1 when the hook was not loaded late. */
 EXPORT int mprof_detach(void)
 {
 	seg_header *h = hook_seg;
 	if (!h || !(h->flags & SEG_FLAG_LATE))
 		return -1;
-	int n = got_restore_all();
+	int n = got_restore_all() + allocators_restore();
 	__atomic_or_fetch(&h->flags, SEG_FLAG_DETACHED, __ATOMIC_RELEASE);
 	return n;
 }
@@ -297,7 +298,7 @@ EXPORT int mprof_attach(void)
 	seg_header *h = hook_seg;
 	if (!h || !(h->flags & SEG_FLAG_LATE))
 		return -1;
-	int n = got_patch_all(1);
+	int n = got_patch_all(1) + allocators_repatch();
 	__atomic_and_fetch(&h->flags, ~(uint32_t)SEG_FLAG_DETACHED, __ATOMIC_RELEASE);
 	return n;
 }

@@ -57,12 +57,6 @@ static void busy_done(void);
 
 /* ---- start-up ------------------------------------------------------------ */
 
-static seg_header *seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, uint64_t mods, uint64_t lanes,
-			      uint64_t lcap)
-{
-	return hook_seg_create(stacks, frames, ring, mods, lanes, lcap, (uint32_t)max_depth, page_size, &seg_size);
-}
-
 static void fork_prepare(void)
 {
 	th.busy++;
@@ -191,7 +185,8 @@ static void hook_init(void)
 	if (lanes > SEG_MAX_LANES)
 		lanes = SEG_MAX_LANES;
 	uint64_t lcap = stacks < 65536 ? stacks : 65536;
-	seg_header *h = seg_create(stacks, stacks * 16, ring, 1024, lanes, lcap);
+	seg_header *h = hook_seg_create(stacks, stacks * 16, ring, 1024, lanes, lcap, (uint32_t)max_depth,
+					page_size, &seg_size);
 	if (!h || live_init()) {
 		__atomic_store_n(&hook_state, 3, __ATOMIC_RELEASE);
 		th.busy--;
@@ -220,6 +215,7 @@ static void hook_init(void)
 		h->flags |= SEG_FLAG_LATE;
 	if (got_any)
 		got_patch_all(got_late());
+	allocators_start(h);   /* before the program's own code runs, or with its threads stopped */
 	th.busy--;
 }
 
@@ -334,7 +330,7 @@ static void record_alloc(void *p, size_t n, uint64_t fa)
 		__atomic_fetch_add(&h->truncated_stacks, 1, __ATOMIC_RELAXED);
 	if (id == UINT32_MAX)
 		return;
-	if (live_put((uint64_t)(uintptr_t)p, id, n)) {
+	if (live_put((uint64_t)(uintptr_t)p | th.tag, id, n)) {
 		__atomic_fetch_add(&h->dropped_live, 1, __ATOMIC_RELAXED);
 		return;
 	}
@@ -342,20 +338,22 @@ static void record_alloc(void *p, size_t n, uint64_t fa)
 	ring_push(h, &th, SEG_EV_ALLOC, id, n, (uint64_t)(uintptr_t)p);
 }
 
-static void record_free(void *p)
+/* 1 when p was in the live table; a miss is an unknown free unless the key is ENTRY_QUIET. */
+static int record_free(void *p)
 {
 	seg_header *h = hook_seg;
 	uint32_t id;
 	uint64_t n;
-	if (!live_take((uint64_t)(uintptr_t)p, &id, &n)) {
-		if (!sample_rate)   /* sampling: most blocks were never in the table */
+	if (!live_take((uint64_t)(uintptr_t)p | (th.tag & ~ENTRY_QUIET), &id, &n)) {
+		if (!sample_rate && !(th.tag & ENTRY_QUIET))   /* sampling: most blocks were never in the table */
 			__atomic_fetch_add(&h->unknown_frees, 1, __ATOMIC_RELAXED);
-		return;
+		return 0;
 	}
 	if (unlikely(!th.state))
 		thread_setup();
 	count(id, 1, n);
 	ring_push(h, &th, SEG_EV_FREE, id, n, (uint64_t)(uintptr_t)p);
+	return 1;
 }
 
 /* 1 when this call should be recorded; 0 to pass straight through. */
@@ -367,8 +365,10 @@ static inline int hook_enter(void)
 		if (__atomic_load_n(&hook_state, __ATOMIC_ACQUIRE) != 2)
 			return 0;
 	}
-	if (th.busy)
+	if (th.busy) {
+		th.reached = 1;   /* a nested call: it reached the program's malloc */
 		return 0;
+	}
 	th.busy = 1;
 	return 1;
 }
@@ -377,8 +377,8 @@ static inline int hook_enter(void)
 
 hook_resize_t hook_resize_begin(void *p)
 {
-	hook_resize_t r = { p, UINT32_MAX, 0, 0 };
-	r.known = p && live_take((uint64_t)(uintptr_t)p, &r.id, &r.old);
+	hook_resize_t r = { p, th.tag, UINT32_MAX, 0, 0 };
+	r.known = p && live_take((uint64_t)(uintptr_t)p | r.key, &r.id, &r.old);
 	return r;
 }
 
@@ -388,7 +388,7 @@ void hook_resize_end(hook_resize_t *r, void *q, size_t n, int failed, uint64_t f
 	void *p = r->p;
 	if (failed) {
 		if (r->known)
-			live_put((uint64_t)(uintptr_t)p, r->id, r->old);
+			live_put((uint64_t)(uintptr_t)p | r->key, r->id, r->old);
 		return;
 	}
 	if (p && r->known) {
@@ -422,8 +422,6 @@ static int defer_push(void *p)
 	return 1;
 }
 
-static void record_free(void *p);
-
 /* Called with busy 0: records and frees the parked blocks. */
 static void defer_run(void)
 {
@@ -450,14 +448,31 @@ static inline void hook_leave(void)
 		defer_run();
 }
 
-int hook_begin(void)
+int hook_begin(uint64_t key)
 {
-	return hook_enter();
+	if (!hook_enter()) {
+		th.reached = (uint32_t)(key >> ENTRY_TAG_SHIFT) + 1;
+		return 0;
+	}
+	th.tag = key;
+	th.reached = 0;
+	return 1;
 }
 
 void hook_end(void)
 {
+	th.tag = 0;
 	hook_leave();
+}
+
+uint32_t hook_reached(void)
+{
+	return th.reached;
+}
+
+void hook_rekey(uint64_t key)
+{
+	th.tag = key;
 }
 
 void hook_note_alloc(void *p, size_t n, uint64_t fa)
@@ -465,9 +480,9 @@ void hook_note_alloc(void *p, size_t n, uint64_t fa)
 	record_alloc(p, n, fa);
 }
 
-void hook_note_free(void *p)
+int hook_note_free(void *p)
 {
-	record_free(p);
+	return record_free(p);
 }
 
 int hook_defer_free(void *p)

@@ -8,7 +8,11 @@
  * recordings, sample.c samples, got.c reaches callers through their GOT
  * slots, resolve.c finds each entry's real function, arena.c serves the
  * calls made before it is known, segment_create.c makes the segment (and a
- * forked child's copy), dumpname.c names dumps.  The contracts with
+ * forked child's copy), dumpname.c names dumps; allocators.c finds the
+ * allocators interposition does not reach (allocfam.c says which functions
+ * make one) and entry.c patches their entry points to jump to
+ * entry_wrap.c's wrappers (capmem.c gives capstone its memory, procmaps.c
+ * reads the process's mappings).  The contracts with
  * mprof-tui are attach/segment.h and core/recfmt.h.  Nothing here allocates through the watched allocator:
  * all memory is mmap'd (test/integration/hook_link.sh checks the objects). */
 #ifndef MPROF_HOOK_H
@@ -52,6 +56,8 @@ typedef struct hook_thread {
 	uint64_t sample_rng;     /* its random state (0: not seeded) */
 	uint32_t cache_hash[64]; /* hash -> stack id cache (low bits index) */
 	uint32_t cache_id[64];
+	uint64_t tag;            /* live-table key bits of the allocator being recorded (0: malloc's) */
+	uint32_t reached;        /* a nested call's allocator tag + 1 since hook_begin; 0 none */
 } hook_thread;
 
 /* unwind.c: fills pcs (leaf first) with return addresses of the caller of
@@ -173,6 +179,9 @@ struct elfsym *elfsym_open(const char *path);
 /* The symbol holding ELF vaddr; NULL if none; *off gets vaddr - sym start. */
 const char *elfsym_lookup(struct elfsym *e, uint64_t vaddr, uint64_t *off);
 void elfsym_close(struct elfsym *e);
+/* The i-th function symbol by address (its name; NULL past the end): ELF
+ * vaddr, size, and whether it is an ifunc resolver. */
+const char *elfsym_at(struct elfsym *e, size_t i, uint64_t *value, uint64_t *size, int *ifunc);
 /* Writes "path(sym+0xoff) [0xaddr]" (or "path(+0xoff) [0xaddr]" with no
  * symbol, offset from the file start) into buf with core/v1name.h's
  * formatter; returns the length written. */
@@ -229,20 +238,28 @@ void *hook_fn_same_provider(void *fn, void *malloc_fn);
 /* e->real, resolving it on first use; NULL when nothing defines the name. */
 void *hook_fn_real(hook_fn *e);
 
-/* hook.c's recording, for hook_ext.c. hook_begin: 1 when this call is to be
- * recorded (the thread is then busy until hook_end). */
-int hook_begin(void);
+/* hook.c's recording, for hook_ext.c and entry_wrap.c. hook_begin: 1 when
+ * this call is to be recorded, its blocks under the live-table key bits
+ * key (the thread is then busy until hook_end); 0 to pass straight
+ * through, and a call nested in a recorded one notes key's allocator as
+ * the one it reached (hook_reached: its tag + 1, 0 none).  hook_rekey
+ * changes the key bits of the call being recorded. */
+int hook_begin(uint64_t key);
 void hook_end(void);
+uint32_t hook_reached(void);
+void hook_rekey(uint64_t key);
 /* Records the block p of n bytes allocated by the call whose frame is fa. */
 void hook_note_alloc(void *p, size_t n, uint64_t fa);
-/* Takes p out of the live table (before the allocator frees it). */
-void hook_note_free(void *p);
+/* Takes p out of the live table (before the allocator frees it); 1 when
+ * it was there. */
+int hook_note_free(void *p);
 /* A resize (realloc, rallocx): p's record is taken out before the call
  * (once p is freed another thread may be handed its address), and after it
  * either put back (failed: p is still the caller's) or counted freed, with
  * q's added (q may equal p; NULL adds nothing). */
 typedef struct hook_resize {
 	void *p;
+	uint64_t key;      /* the key bits p was kept under */
 	uint32_t id;
 	uint64_t old;
 	int known;
@@ -272,5 +289,108 @@ int target_of_ptr(const void *p);
 /* mmap-backed memory for the hook; sizes rounded to pages. */
 void *hook_map(size_t size);
 void hook_unmap(void *p, size_t size);
+
+/* ---- allocators that symbol interposition does not reach ---------------- */
+
+/* allocfam.c: a member's role and its arguments (0-based): the size (a0)
+ * of an allocation; the pointer (a0) of a free; pointer and size (a0, a1)
+ * of a resize; count and size of a calloc; out and size of posix_memalign. */
+enum { AF_ALLOC = 1, AF_CALLOC, AF_FREE, AF_REALLOC, AF_RALLOCX, AF_XALLOCX, AF_PMEMALIGN };
+typedef struct af_member {
+	const char *name;   /* without the prefix */
+	unsigned char role, a0, a1;
+} af_member;
+/* kind's members (SEG_AK_JEMALLOC, _TCMALLOC, _MIMALLOC, _OWN), NULL-ended. */
+const af_member *af_members(int kind);
+/* The index in af_members(kind) of the symbol name (prefix: jemalloc's), or -1. */
+int af_member_of(int kind, const char *prefix, const char *name);
+/* 1 when the symbol name is part of the allocator's code (the injection's
+ * safe point counts all of it as allocator code). */
+int af_code_of(int kind, const char *prefix, const char *name);
+/* A module's symbol names, one af_note each, then af_finish: the
+ * allocators it holds that interposition does not reach (has says whether
+ * the module defines a function name). */
+#define AF_MAX_PREFIX 4
+enum { AF_HAS_TC_MALLOC = 1, AF_HAS_TC_FREE = 2, AF_HAS_MI_MALLOC = 4, AF_HAS_MI_FREE = 8,
+       AF_HAS_MALLOC = 16, AF_HAS_FREE = 32 };
+typedef struct af_scan {
+	char je[AF_MAX_PREFIX][24];   /* prefixes of the *mallctl names */
+	int nje;
+	unsigned has;                 /* AF_HAS_* */
+} af_scan;
+typedef struct af_found {
+	int kind;
+	char prefix[24];
+} af_found;
+void af_note(af_scan *sc, const char *name);
+int af_finish(const af_scan *sc, int is_exe, int (*has)(void *arg, const char *name), void *arg,
+	      af_found *out, int max);
+/* MPROF_FUNCS: "NAME:ROLE[:N[:M]],..." (ROLE malloc, calloc, free or
+ * realloc; N, M the arguments, from 1).  The count, or -1 with why. */
+#define AF_USER_MAX 32
+typedef struct af_user {
+	char name[64];
+	af_member m;
+} af_user;
+int af_user_parse(const char *spec, af_user *out, int max, char *why, size_t cap);
+
+/* entry_wrap.c: ENTRY_MAX wrappers, entry_wrappers[i] serving entry_fns[i].
+ * An allocator's blocks are kept in the live table under key = its tag <<
+ * ENTRY_TAG_SHIFT (tag 0: the program's malloc, whichever way it is reached). */
+#define ENTRY_MAX 128
+#define ENTRY_TAG_SHIFT 56
+#define ENTRY_QUIET (1ull << 55)   /* in a key: a free that misses is not an unknown free (yet) */
+typedef struct entry_alloc {
+	uint64_t key;
+	int user;           /* MPROF_FUNCS: each function takes the tag of the allocator it reaches */
+	uint32_t tags;      /* user: the tags its functions took (bit t: tag t) */
+} entry_alloc;
+typedef struct entry_fn {
+	void *real;         /* the trampoline: runs the patched function */
+	entry_alloc *alloc;
+	unsigned char role, a0, a1;
+	uint32_t learned;   /* user: its blocks' tag + 1, once its first allocation told it */
+} entry_fn;
+extern entry_fn entry_fns[ENTRY_MAX];
+extern void *const entry_wrappers[ENTRY_MAX];
+
+/* entry.c: between entry_begin and entry_end (capstone open), entry_prepare
+ * decodes fn's prologue, checks the whole function (size bytes) and builds
+ * its trampoline near the module's code [mod_lo, mod_hi); the trampoline,
+ * or NULL with why.  entry_apply writes the jump, entry_restore the bytes
+ * that were there (0, -1 when the bytes are not what they should be). */
+int entry_begin(void);
+void entry_end(void);
+void *entry_prepare(int slot, uint64_t fn, uint64_t size, uint64_t mod_lo, uint64_t mod_hi, int is_exe,
+		    void *wrapper, char *why, size_t cap);
+int entry_apply(int slot);
+int entry_restore(int slot);
+
+/* capmem.c: capstone's memory (an mmap'd arena) for one patching session. */
+int capmem_begin(void);
+void capmem_end(void);
+
+/* procmaps.c: /proc/self/maps, read without malloc. */
+typedef struct procmap {
+	uint64_t lo, hi;
+	int prot;      /* PROT_* */
+	int special;   /* 1 [heap], 2 [stack], 3 another [name], 0 a file or anonymous */
+} procmap;
+/* Calls fn on each mapping in address order until it returns nonzero. */
+int procmaps_each(int (*fn)(void *arg, const procmap *m), void *arg);
+/* The protection of the mapping holding addr, -1 if none. */
+int procmaps_prot(uint64_t addr);
+/* A free page-aligned range of size bytes whose distance to every byte of
+ * [lo, hi) is at most reach, the nearest; none at or above no_above (if
+ * not 0) nor just below the stack; 0 if there is none. */
+uint64_t procmaps_gap(uint64_t lo, uint64_t hi, uint64_t size, uint64_t reach, uint64_t no_above);
+
+/* allocators.c: at start (segment h made), finds the allocators, patches
+ * them and fills the segment's allocator table; mprof_detach puts their
+ * bytes back (allocators_restore), mprof_attach patches again.  Each
+ * returns the functions it changed. */
+int allocators_start(seg_header *h);
+int allocators_restore(void);
+int allocators_repatch(void);
 
 #endif

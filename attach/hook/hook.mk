@@ -1,8 +1,9 @@
 # attach/hook/: libmprof.so, and nothing else. Every file here goes into the
 # hook; it links core's writers and the loader helpers, which never
 # allocate, and no reader, aggregation or view code (test/integration/
-# hook_link.sh checks the objects). elfsym.c, mapmem.c and record.c are
-# linked by mprof-tui too (segment names, the recording writer).
+# hook_link.sh checks the objects). elfsym.c, mapmem.c, record.c and
+# allocfam.c are linked by mprof-tui too (segment names, the recording
+# writer, the injection's view of the allocators the hook patches).
 HOOK_SRC += attach/hook/hook.c attach/hook/hook_ext.c attach/hook/unwind.c attach/hook/stackcache.c \
 	attach/hook/stacks.c attach/hook/live.c attach/hook/ring.c attach/hook/modules.c attach/hook/elfsym.c \
 	attach/hook/dump.c attach/hook/mapmem.c attach/hook/sample.c attach/hook/record.c \
@@ -17,3 +18,10 @@ HOOK_SRC += core/v1name.c
 $(HOOK_B)/attach/hook/%.o: CFLAGS += -fno-omit-frame-pointer
 # A throwing operator new unwinds through its wrapper's cleanup.
 $(HOOK_B)/attach/hook/hook_ext.o: CFLAGS += -fexceptions
+# The entry patcher's disassembler: capstone, linked in statically with its
+# symbols hidden (a host's own capstone is left alone, and no libcapstone
+# is needed where the hook runs); its one qsort goes to capmem.c's.
+HOOK_SRC += attach/hook/allocfam.c attach/hook/allocators.c attach/hook/entry.c attach/hook/entry_wrap.c \
+	attach/hook/capmem.c attach/hook/procmaps.c
+HOOK_LIBS += -l:libcapstone.a -Wl,--exclude-libs,libcapstone.a -Wl,--wrap=qsort
+$(HOOK_B)/attach/hook/entry_wrap.o: CFLAGS += -fexceptions

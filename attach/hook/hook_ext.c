@@ -89,7 +89,7 @@ static void *c_aligned(size_t al, size_t n)
 	type r_ = REAL(idx, type);                     \
 	if (!r_)                                       \
 		return FALLBACK;                       \
-	if (!hook_begin())                             \
+	if (!hook_begin(0))                             \
 		return r_ ARGS;                        \
 	GUARD;                                         \
 	void *p = r_ ARGS;                             \
@@ -103,7 +103,7 @@ static void *c_aligned(size_t al, size_t n)
 	if ((P) && hook_in_arena(P))                   \
 		return;                                \
 	if (P) {                                       \
-		if (hook_begin()) {                    \
+		if (hook_begin(0)) {                    \
 			hook_note_free(P);             \
 			hook_end();                    \
 		} else if (hook_defer_free(P)) {       \
@@ -204,7 +204,7 @@ static void *hx_rallocx(void *p, size_t n, int flags)
 	rallocx_t r = REAL(RALLOCX, rallocx_t);
 	if (!r)
 		return NULL;
-	if (hook_in_arena(p) || !hook_begin())
+	if (hook_in_arena(p) || !hook_begin(0))
 		return r(p, n, flags);
 	hook_resize_t rs = hook_resize_begin(p);
 	void *q = r(p, n, flags);
@@ -220,7 +220,7 @@ static size_t hx_xallocx(void *p, size_t n, size_t extra, int flags)
 	xallocx_t r = REAL(XALLOCX, xallocx_t);
 	if (!r)
 		return 0;
-	if (hook_in_arena(p) || !hook_begin())
+	if (hook_in_arena(p) || !hook_begin(0))
 		return r(p, n, extra, flags);
 	hook_resize_t rs = hook_resize_begin(p);
 	size_t got = r(p, n, extra, flags);
@@ -297,7 +297,7 @@ static int hx_tc_posix_memalign(void **out, size_t al, size_t n)
 	posix_memalign_t r = REAL(TC_POSIX_MEMALIGN, posix_memalign_t);
 	if (!r)
 		return ENOMEM;
-	if (!hook_begin())
+	if (!hook_begin(0))
 		return r(out, al, n);
 	GUARD;
 	void *p = NULL;
@@ -317,7 +317,7 @@ static void *hx_tc_realloc(void *p, size_t n)
 	realloc_t r = REAL(TC_REALLOC, realloc_t);
 	if (!r)
 		return NULL;
-	if ((p && hook_in_arena(p)) || !hook_begin())
+	if ((p && hook_in_arena(p)) || !hook_begin(0))
 		return r(p, n);
 	hook_resize_t rs = hook_resize_begin(p);
 	void *q = r(p, n);

@@ -87,6 +87,8 @@ seg_header *hook_seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, uin
 		off[r] = total;
 		total = align64(total + size[r]);
 	}
+	uint64_t alloc_off = total;   /* the allocator table, after the regions */
+	total = align64(total + sizeof(seg_allocs) + SEG_ALLOC_CAP * sizeof(seg_alloc));
 	total = (total + page_size - 1) & ~(uint64_t)(page_size - 1);
 	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0 && errno == EEXIST) {   /* left by a dead process with our pid */
@@ -130,6 +132,8 @@ seg_header *hook_seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, uin
 	h->module_cap = mods;
 	h->counter_lanes = lanes;
 	h->lane_cap = lcap;
+	h->alloc_off = alloc_off;
+	((seg_allocs *)((char *)h + alloc_off))->cap = SEG_ALLOC_CAP;
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(h->magic, SEG_MAGIC, 8);
 	return h;
@@ -153,6 +157,9 @@ seg_header *hook_seg_clone(seg_header *old, uint32_t max_depth, size_t page_size
 	h->stack_count = ns;
 	h->frame_used = nf;
 	h->module_count = old->module_count;
+	seg_allocs *at = (seg_allocs *)((char *)h + h->alloc_off);   /* the patches are the child's too */
+	memcpy(at + 1, (char *)old + old->alloc_off + sizeof(seg_allocs), SEG_ALLOC_CAP * sizeof(seg_alloc));
+	at->count = ((seg_allocs *)((char *)old + old->alloc_off))->count;
 	h->unknown_frees = old->unknown_frees;
 	h->dropped_stacks = old->dropped_stacks;
 	h->dropped_live = old->dropped_live;

@@ -1,7 +1,10 @@
 #!/bin/sh
 # malloc.sh - CPU cost of libmprof.so on a malloc benchmark (2 threads,
 # 1,000,000 malloc/free each, 16 B - 4 KiB, ~20 frames deep, 10,000 live
-# blocks per thread), as ratios to the plain run, beside heaptrack's.
+# blocks per thread), as ratios to the plain run, beside heaptrack's; then
+# the same benchmark on jemalloc, dynamic (-ljemalloc, interposed) and
+# static with its API renamed je_* (skynet's way: hooked at its entry
+# points), each beside its own plain run.
 cd "$(dirname "$0")/../.." || exit 2
 TOP=$(pwd)
 TMP=$(mktemp -d /tmp/mprof-bench.XXXXXX)
@@ -34,4 +37,21 @@ if command -v heaptrack > /dev/null 2>&1; then
 		"$(awk -v r="$r" 'BEGIN { printf "%.2f", r / 3 }')"
 else
 	echo "heaptrack: not installed"
+fi
+
+# jemalloc: dynamic, and static je_-prefixed (test/tools/je_prefixed.sh).
+if cc -O2 -g -fno-omit-frame-pointer -o "$TMP/bench_je" test/progs/bench_malloc.c -ljemalloc -lpthread 2> /dev/null &&
+	sh test/tools/je_prefixed.sh "$TMP/libje.a" &&
+	cc -O2 -g -fno-omit-frame-pointer -Dmalloc=je_malloc -Dfree=je_free -Dcalloc=je_calloc \
+		-o "$TMP/bench_sje" test/progs/bench_malloc.c "$TMP/libje.a" -lpthread -lm -ldl; then
+	dp=$(cpu "$TMP/bench_je")
+	dh=$(cpu env LD_PRELOAD="$TOP/libmprof.so" "$TMP/bench_je")
+	sp=$(cpu "$TMP/bench_sje")
+	sh_=$(cpu env LD_PRELOAD="$TOP/libmprof.so" "$TMP/bench_sje")
+	printf 'jemalloc dynamic plain    %6.2f s CPU\n' "$dp"
+	printf 'jemalloc dynamic, mprof   %6.2f s CPU  %sx   (interposed)\n' "$dh" "$(ratio "$dh" "$dp")"
+	printf 'jemalloc static je_ plain %6.2f s CPU\n' "$sp"
+	printf 'jemalloc static je_, mprof %5.2f s CPU  %sx   (entry-patched; target: as the dynamic one)\n' "$sh_" "$(ratio "$sh_" "$sp")"
+else
+	echo "jemalloc: cannot build the benchmark with it (libjemalloc-dev)"
 fi
