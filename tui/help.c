@@ -49,6 +49,7 @@ const help_line help_lines[] = {
 	{ "{ }", "move ten buckets" },
 	{ "[ ]", "previous / next local peak" },
 	{ "P", "the run's peak" },
+	{ "Home End", "the start / the end of the run (the last row: G)" },
 	{ "m", "set the mark at the cursor" },
 	{ "d", "growth from the mark to the cursor; d again closes" },
 	{ "L", "allocations made between mark and cursor still alive at the end" },

@@ -5,6 +5,7 @@
  * for itself; Shift-Left/Right work there):
  *   Left/Right  a bucket back/forward      { }  ten buckets
  *   [ ]         the previous/next local peak    P   the run's peak
+ *   Home End    the start / the end of the run
  *   m           mark the cursor's moment
  *   d           growth from the mark to the cursor (again: back)
  *   L           allocations made between the mark and the cursor still
@@ -212,6 +213,8 @@ static int rec_key(app *a, int key)
 		break;
 	}
 	case 'P': move_to(a, (long)peak_bucket(r)); break;
+	case KEY_HOME: move_to(a, 0); break;                   /* time, not rows: the start */
+	case KEY_END: move_to(a, (long)r->ntl - 1); break;     /* and the end */
 	case 'm':
 		u->mark = u->cur;
 		u->marked = 1;
@@ -340,7 +343,7 @@ static void rec_strip_draw(app *a)
 		hist_line(a, line, sizeof(line));
 		put_text(a, 5, 0, a->wd, line, A_BOLD, 1);
 	} else {
-		snprintf(line, sizeof(line), " %.1f s .. %.1f s   Left/Right [ ] P  m mark  d diff  L alive at end  T temporary",
+		snprintf(line, sizeof(line), " %.1f s .. %.1f s   Left/Right [ ] P Home/End  m mark  d diff  L alive at end  T temporary",
 			 bucket_s(r, 0), bucket_s(r, r->ntl - 1) + 0.1);
 		put_text(a, 5, 0, a->wd, line, a->attr[ATTR_DIM], 1);
 	}

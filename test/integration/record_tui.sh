@@ -19,6 +19,11 @@ keys Left Left Left Left Left
 check "rec tui: Left moves back in time (fewer blocks)" "objects name"
 l=$(screen | grep -F ' peak_fn ' | head -1)
 expect_match "rec tui: 0.5 s before the peak peak_fn holds less ($l)" "$l" '^ +1 +[0-9.]+ MiB 100.0% .* [1-9][0-9] peak_fn'
+keys End
+check "rec tui: End jumps to the end of the run" "cursor 2."
+expect_match "rec tui: End: the heap after the fall" "$(screen | grep -F ' after_fn')" "4.00 KiB"
+keys Home
+check "rec tui: Home jumps to the start of the run" "cursor 0.0 s"
 keys P
 check "rec tui: P goes back to the peak" "the run's PEAK"
 check "rec tui: P: peak_fn holds all of it again" "9.77 MiB 100.0% 100.0%  9.77 MiB 100.0%      100 peak_fn"
