@@ -80,6 +80,9 @@ typedef struct mode_ops {
 	void (*strip_draw)(app *a);
 	/* Text for the right end of the status line. */
 	const char *(*status_note)(const app *a);
+	/* Where the source stands (pid, running, PAUSED, EXITED, DIFF ...):
+	 * the title's start, so 80 columns keep it; the path stays last. */
+	const char *(*title_state)(const app *a);
 	/* A diff is on screen (values signed), and whether node is NEW in it. */
 	int (*in_diff)(const app *a);
 	int (*node_is_new)(app *a, uint32_t node);

@@ -237,9 +237,10 @@ static void draw_title(app *a, const screen_ops *ops)
 	const char *(*fmt)(char *, size_t, int64_t, int) = app_in_diff(a) ? fmt_delta : fmt_val;
 	fmt(total, sizeof(total), t, v->objects);
 	fmt(other, sizeof(other), to, !v->objects);
-	/* The path last: a long one is what gets cut at 80 columns. */
-	snprintf(line, sizeof(line), " mprof  %s %s  total %s (%s %s)  granularity %s  %s",
-		 v->alloc ? "alloc" : "in use", v->objects ? "objects" : "bytes", total, other,
+	/* The mode's state first, the path last: a long one is what gets cut at 80 columns. */
+	const char *state = a->mode && a->mode->title_state ? a->mode->title_state(a) : "";
+	snprintf(line, sizeof(line), " mprof  %.200s%s%s %s  total %s (%s %s)  granularity %s  %s", state,
+		 *state ? "  " : "", v->alloc ? "alloc" : "in use", v->objects ? "objects" : "bytes", total, other,
 		 v->objects ? "bytes" : "objects", v->gran[v->cur_gran].name, v->path);
 	put_text(a, 0, 0, a->wd, line, a->attr[ATTR_TITLE], 1);
 

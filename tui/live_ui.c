@@ -43,6 +43,7 @@ typedef struct live_ui {
 	/* The diff on screen: from/to are snapshot indices, to -1 is now. */
 	int diff, from, to;
 	new_marks marks;         /* the diff (marks.d) and its NEW marks */
+	char state[300];         /* the title's start: pid, running/PAUSED/EXITED, DIFF */
 	char title[700];
 	char note[600];          /* the status line's right end */
 	char out[512];           /* -- CMD: where its output goes */
@@ -131,11 +132,12 @@ static void title_update(app *a)
 	if (lv->diff) {
 		char f[16], t[16];
 		double dt = (double)(moment_ns(lv, lv->to) - moment_ns(lv, lv->from)) / 1e9;
-		snprintf(d, sizeof(d), "DIFF %s -> %s (%.2f s)  ", moment_name(lv, lv->from, f, sizeof(f)),
+		snprintf(d, sizeof(d), "DIFF %s -> %s (%.2f s)", moment_name(lv, lv->from, f, sizeof(f)),
 			 moment_name(lv, lv->to, t, sizeof(t)), dt);
 	}
-	snprintf(lv->title, sizeof(lv->title), "pid %d %s%s  %s%s", lv->f.pid, state,
-		 lv->paused && lv->f.exited ? " PAUSED" : "", d, cmdline(lv));
+	snprintf(lv->state, sizeof(lv->state), "pid %d %s%s%s%s", lv->f.pid, state,
+		 lv->paused && lv->f.exited ? " PAUSED" : "", *d ? "  " : "", d);
+	snprintf(lv->title, sizeof(lv->title), "%s", cmdline(lv));
 	a->v.path = lv->title;
 }
 
@@ -297,6 +299,11 @@ static void diff_close(app *a)
 	newmarks_set(&lv->marks, NULL, NULL);
 	snprintf(a->v.status, sizeof(a->v.status), "diff closed: the live profile again");
 	title_update(a);
+}
+
+static const char *live_title_state(const app *a)
+{
+	return LV(a)->state;
 }
 
 static int live_in_diff(const app *a)
@@ -699,6 +706,7 @@ const mode_ops live_mode = {
 	.strip_height = live_strip_height,
 	.strip_draw = live_strip_draw,
 	.status_note = live_status_note,
+	.title_state = live_title_state,
 	.in_diff = live_in_diff,
 	.node_is_new = live_node_is_new,
 	.file_stem = live_file_stem,

@@ -35,6 +35,7 @@ typedef struct rec_ui {
 	new_marks marks;         /* the diff, leaks or temporaries on screen (marks.d) */
 	rec_life *life;          /* computed on the first T; owned */
 	int state_alloc, state_objects; /* the metric of the heap view, kept while L/T/d show theirs */
+	char state[300];         /* the title's start: pid and what is shown (AT, DIFF ...) */
 	char title[800];
 } rec_ui;
 
@@ -77,7 +78,10 @@ static void title_update(app *a)
 		snprintf(m, sizeof(m), "AT %.3f s  ", (double)r->cur_time / 1e9);
 		break;
 	}
-	snprintf(u->title, sizeof(u->title), "recording pid %d  %s%.300s%s", r->pid, m, cl ? cl : r->dir, est);
+	snprintf(u->state, sizeof(u->state), "recording pid %d  %s", r->pid, m);
+	for (size_t n = strlen(u->state); n && u->state[n - 1] == ' '; n--)
+		u->state[n - 1] = 0;
+	snprintf(u->title, sizeof(u->title), "%.300s%s", cl ? cl : r->dir, est);
 	a->v.path = u->title;
 }
 
@@ -231,6 +235,11 @@ static int rec_key(app *a, int key)
 	return REACT_REDRAW;
 }
 
+static const char *rec_title_state(const app *a)
+{
+	return RU(a)->state;
+}
+
 static int rec_in_diff(const app *a)
 {
 	return RU(a)->mode == RM_DIFF;
@@ -366,6 +375,7 @@ const mode_ops rec_mode = {
 	.strip_height = rec_strip_height,
 	.strip_draw = rec_strip_draw,
 	.in_diff = rec_in_diff,
+	.title_state = rec_title_state,
 	.node_is_new = rec_node_is_new,
 	.free = rec_free,
 };

@@ -56,7 +56,7 @@ fi
 ok "the live screen opens on the demo"
 title=$(screen | sed -n 1p)
 expect_match "title: in use bytes, function granularity, pid running, the program" "$title" \
-	"in use bytes .*granularity function +pid [0-9]+ running +demo/le"
+	"pid [0-9]+ running +in use bytes .*granularity function +demo/le"
 pid=$(printf '%s\n' "$title" | sed -n 's/.* pid \([0-9]*\) running.*/\1/p')
 expect_match "the demo's pid is on the title" "$pid" "^[0-9]+$"
 check "the leaking handler's name shows" "handle_upload"

@@ -151,7 +151,7 @@ start
 keys "'$MPROF' --attach $T --interval 200; echo EXIT=\$?" Enter
 check "attach: the table opens on the live process" "Main table"
 check "attach: the leaking function shows" "leak_here"
-expect_match "attach: title names the pid, running" "$(screen | sed -n 1p)" "pid $T running +$TMP/leaker"
+expect_match "attach: title names the pid, running" "$(screen | sed -n 1p)" "pid $T running +in use bytes .*granularity function +$TMP/leaker"
 expect_match "attach: timeline strip with heap and rss numbers" "$(screen | sed -n 3p)" \
 	"^ heap [0-9.]+ [KM]?i?B \(peak [0-9.]+ [KM]?i?B\)  rss [0-9.]+ [KM]?i?B \(peak [0-9.]+ [KM]?i?B\)  100 ms/col"
 expect_match "attach: heap sparkline" "$(screen | sed -n 4p)" "^ heap .*[▁▂▃▄▅▆▇█]"
@@ -193,9 +193,15 @@ check "Enter on the growth row: its callers" "Callers"
 expect_match "callers of leak_here: main, with the growth" "$(screen)" "\+[0-9.]+ [KM]iB .* main"
 keys Escape
 check "back to the diff table" "Main table"
+tm resize-window -t t -x 80
+check "at 80 columns" "Main table"
+expect_eq "the window is 80 columns" "$(tm display -p -t t '#{window_width}')" 80
+expect_match "at 80 columns the title keeps the pid, the state and the diff" "$(screen | sed -n 1p)" \
+	"^ mprof  pid $T running  DIFF "
 keys p
 check "p pauses" "paused: the screen holds still"
-expect_match "title says PAUSED" "$(screen | sed -n 1p)" "pid $T PAUSED"
+expect_match "title says PAUSED (at 80 columns)" "$(screen | sed -n 1p)" "^ mprof  pid $T PAUSED"
+tm resize-window -t t -x 150
 keys p
 check "p resumes" "resumed"
 keys d
@@ -229,7 +235,7 @@ out=$(screen | sed -n 's/.*its output goes to \([^ ]*\.out\).*/\1/p' | head -1)
 expect_match "-- CMD: the output file is named on the status line" "$out" "^$TMP/mprof-leaker-.*\.out$"
 cpid=$(head -1 "$out" 2> /dev/null)
 expect_match "-- CMD: the program's output went to that file" "$cpid" "^[0-9]+$"
-expect_match "-- CMD: title names the child" "$(screen | sed -n 1p)" "pid $cpid running +$TMP/leaker"
+expect_match "-- CMD: title names the child" "$(screen | sed -n 1p)" "pid $cpid running +in use bytes .*granularity function +$TMP/leaker"
 keys m
 check "-- CMD: snapshot #1" "snapshot #1 at"
 sleep 2
