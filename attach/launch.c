@@ -158,3 +158,36 @@ int launch_start(char *const argv[], const char *lib, char *out, size_t out_len,
 	*pid = c;
 	return 0;
 }
+
+/* The segment of a reaped child, if it is still there and is that child's. */
+static void child_segment_remove(pid_t child)
+{
+	char path[64];
+	snprintf(path, sizeof(path), SEG_PATH_FMT, (int)child);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	seg_header h;
+	ssize_t r = pread(fd, &h, sizeof(h), 0);
+	close(fd);
+	if (r == (ssize_t)sizeof(h) && !memcmp(h.magic, SEG_MAGIC, 8) && h.pid == (int64_t)child)
+		unlink(path);
+}
+
+void launch_stop(pid_t child, int *status)
+{
+	kill(child, SIGTERM);
+	for (int i = 0; i < 100; i++) {
+		int st;
+		if (waitpid(child, &st, WNOHANG) == child) {
+			*status = st;
+			child_segment_remove(child);
+			return;
+		}
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+	}
+	kill(child, SIGKILL);
+	waitpid(child, status, 0);
+	child_segment_remove(child);
+}

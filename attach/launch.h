@@ -20,4 +20,9 @@ int launch_find_lib(char *buf, size_t len, prof_error *err);
 int launch_start(char *const argv[], const char *lib, char *out, size_t out_len, int timeout_ms,
 		 pid_t *pid, prof_error *err);
 
+/* Stops a started child: SIGTERM (its hook dumps and removes its segment),
+ * SIGKILL after a second; reaps it into *status and removes a segment it
+ * left (killed, its hook had no chance to). */
+void launch_stop(pid_t child, int *status);
+
 #endif

@@ -635,41 +635,11 @@ static void live_strip_draw(app *a)
 
 /* ---- the entry ----------------------------------------------------------------------- */
 
-/* The segment of our child, once it is reaped: a program killed by the
- * signal never ran the hook's exit, which removes it. */
-static void child_segment_remove(live_ui *lv)
-{
-	char path[64];
-	snprintf(path, sizeof(path), SEG_PATH_FMT, (int)lv->f.child);
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return;
-	seg_header h;
-	ssize_t r = pread(fd, &h, sizeof(h), 0);
-	close(fd);
-	if (r == (ssize_t)sizeof(h) && !memcmp(h.magic, SEG_MAGIC, 8) && h.pid == (int64_t)lv->f.child)
-		unlink(path);
-}
-
 /* Stops our child (-- CMD) when the user quits before it ends. */
 static void child_stop(live_ui *lv)
 {
-	if (lv->f.child <= 0 || lv->f.child_status >= 0)
-		return;
-	kill(lv->f.child, SIGTERM);
-	for (int i = 0; i < 100; i++) {
-		int st;
-		if (waitpid(lv->f.child, &st, WNOHANG) == lv->f.child) {
-			lv->f.child_status = st;
-			child_segment_remove(lv);
-			return;
-		}
-		struct timespec ts = { 0, 10000000 };
-		nanosleep(&ts, NULL);
-	}
-	kill(lv->f.child, SIGKILL);
-	waitpid(lv->f.child, &lv->f.child_status, 0);
-	child_segment_remove(lv);
+	if (lv->f.child > 0 && lv->f.child_status < 0)
+		launch_stop(lv->f.child, &lv->f.child_status);
 }
 
 /* Stops a -- CMD child still running (saying so once the UI ran), then
