@@ -297,14 +297,10 @@ static void rec_strip_draw(app *a)
 		return;
 	rec_ui *u = RU(a);
 	recording *r = u->r;
-	int w = a->wd - 1;
-	size_t first = 0;
-	if (r->ntl > (size_t)w) {   /* scroll so the cursor shows */
-		first = u->cur > (size_t)w / 2 ? u->cur - (size_t)w / 2 : 0;
-		if (first + (size_t)w > r->ntl)
-			first = r->ntl - (size_t)w;
-	}
-	size_t last = first + (size_t)w < r->ntl ? first + (size_t)w : r->ntl;
+	/* The whole run at any width: a column holds per buckets (their highest). */
+	size_t w = a->wd > 1 ? (size_t)a->wd - 1 : 1;
+	size_t per = r->ntl > w ? (r->ntl + w - 1) / w : 1;
+	size_t ncol = (r->ntl + per - 1) / per;
 	int64_t max = 1;
 	for (size_t i = 0; i < r->ntl; i++)
 		if (r->tl[i].peak > max)
@@ -320,10 +316,13 @@ static void rec_strip_draw(app *a)
 					    "\xe2\x96\x85", "\xe2\x96\x86", "\xe2\x96\x87", "\xe2\x96\x88" };
 	static const char ascii[] = " .:-=+*#@";
 	wmove(a->w, 3, 1);
-	for (size_t i = first; i < last; i++) {
-		int64_t v = r->tl[i].peak;
+	for (size_t c = 0; c < ncol; c++) {
+		int64_t v = 0;
+		for (size_t i = c * per; i < (c + 1) * per && i < r->ntl; i++)
+			if (r->tl[i].peak > v)
+				v = r->tl[i].peak;
 		int lvl = v > 0 ? (int)((v * 8 + max - 1) / max) : 0;
-		attr_t at = i == u->cur ? a->attr[ATTR_SEL] : a->attr[ATTR_LABEL];
+		attr_t at = c == u->cur / per ? a->attr[ATTR_SEL] : a->attr[ATTR_LABEL];
 		wattrset(a->w, at);
 		if (a->utf8)
 			waddstr(a->w, bars[lvl > 8 ? 8 : lvl]);
@@ -333,27 +332,30 @@ static void rec_strip_draw(app *a)
 	wattrset(a->w, A_NORMAL);
 	/* Markers: ^ cursor, P the peak, m the mark, w where the producer waited. */
 	char mk[1024];
-	size_t n = last - first < sizeof(mk) - 2 ? last - first : sizeof(mk) - 2;
+	size_t n = ncol < sizeof(mk) - 2 ? ncol : sizeof(mk) - 2;
 	memset(mk, ' ', n + 1);
 	mk[n + 1] = 0;
 	for (size_t i = 0; i < r->nwaits; i++) {
-		int64_t k = (int64_t)(r->waits[i].time_ns / REC_BUCKET_NS) - r->first_bucket - (int64_t)first;
-		if (k >= 0 && (size_t)k < n)
-			mk[k + 1] = 'w';
+		int64_t k = (int64_t)(r->waits[i].time_ns / REC_BUCKET_NS) - r->first_bucket;
+		if (k >= 0 && (size_t)k / per < n)
+			mk[(size_t)k / per + 1] = 'w';
 	}
-	if (u->marked && u->mark >= first && u->mark - first < n)
-		mk[u->mark - first + 1] = 'm';
-	if (pb >= first && pb - first < n)
-		mk[pb - first + 1] = 'P';
-	if (u->cur >= first && u->cur - first < n)
-		mk[u->cur - first + 1] = '^';
+	if (u->marked && u->mark / per < n)
+		mk[u->mark / per + 1] = 'm';
+	if (pb / per < n)
+		mk[pb / per + 1] = 'P';
+	if (u->cur / per < n)
+		mk[u->cur / per + 1] = '^';
 	put_text(a, 4, 0, a->wd, mk, a->attr[ATTR_DIM], 1);
 	if (u->mode == RM_TEMP && u->life) {
 		hist_line(a, line, sizeof(line));
 		put_text(a, 5, 0, a->wd, line, A_BOLD, 1);
 	} else {
-		snprintf(line, sizeof(line), " %.1f s .. %.1f s   Left/Right [ ] P Home/End  m mark  d diff  L alive at end  T temporary",
-			 bucket_s(r, 0), bucket_s(r, r->ntl - 1) + 0.1);
+		char col[40] = "";
+		if (per > 1)
+			snprintf(col, sizeof(col), " (%.1f s a column)", (double)per * REC_BUCKET_NS / 1e9);
+		snprintf(line, sizeof(line), " %.1f s .. %.1f s%s   Left/Right [ ] P Home/End  m mark  d diff  L alive at end  T temporary",
+			 bucket_s(r, 0), bucket_s(r, r->ntl - 1) + 0.1, col);
 		put_text(a, 5, 0, a->wd, line, a->attr[ATTR_DIM], 1);
 	}
 }

@@ -60,4 +60,23 @@ keys q
 n=0
 while screen | grep -F -q "Main table" && [ "$n" -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
 if screen | grep -F -q "Main table"; then not_ok "rec tui: q leaves" "$(screen | head -5)"; else ok "rec tui: q leaves"; fi
+
+# A run longer than the strip is wide: the whole run still shows, a column
+# holding several buckets, and End puts the cursor in the last column.
+cc -g -O1 -o "$TMP/leaker" "$TOP/test/progs/live_leaker.c" || not_ok "build live_leaker"
+MPROF_RECORD=$TMP/long LD_PRELOAD=$HOOK "$TMP/leaker" "$TMP/never" 6 > /dev/null
+tm resize-window -t t -x 50
+keys clear Enter "'$MPROF' '$TMP/long'" Enter
+check "long run: opens" "Main table"
+expect_match "long run: the strip says how much a column holds" "$(screen | sed -n 6p)" \
+	"^ 0\.0 s \.\. [6-9]\.[0-9] s \(0\.[2-9] s a column\)"
+keys End
+check "long run: End" "cursor 6."
+expect_eq "long run: the last column is within the 50 columns" \
+	"$(screen | sed -n 5p | awk '{ n = length($0); print (n > 20 && n <= 50) }')" 1
+expect_match "long run: End puts the cursor in the last column" "$(screen | sed -n 5p)" "\\^ *$"
+keys Home
+check "long run: Home" "cursor 0.0 s"
+expect_match "long run: Home puts the cursor in the first column" "$(screen | sed -n 5p)" "^ \\^"
+keys q
 exit 0
