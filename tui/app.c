@@ -414,7 +414,7 @@ void app_free(app *a)
 	a->line_row_n = 0;
 }
 
-static void install_signals(void)
+void app_signals_install(void)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -437,7 +437,7 @@ int app_run(app *a)
 	const char *cs = nl_langinfo(CODESET);
 	a->utf8 = cs && !strcmp(cs, "UTF-8");
 	atexit(restore_terminal);
-	install_signals();
+	app_signals_install();
 	set_escdelay(25);
 	if (!initscr()) {
 		fprintf(stderr, "mprof-tui: cannot open the terminal\n");

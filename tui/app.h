@@ -234,6 +234,10 @@ int app_run(app *a);
 void app_free(app *a);
 /* app.c: asks lead on the status line; the answer goes to fn with arg and
  * dflt kept in a->ask. Returns REACT_PROMPT for the key handler to return. */
+/* SIGINT, SIGTERM and SIGHUP end app_run (the terminal is restored, the
+ * mode's free runs); installed early by a mode that must clean up after
+ * them before the loop starts (a launched child). */
+void app_signals_install(void);
 int app_prompt(app *a, void (*fn)(app *a, const char *text), int arg, const char *dflt, const char *lead);
 
 /* app.c: sizes the list to the terminal, draws everything once (erase, draw,

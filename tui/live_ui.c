@@ -703,6 +703,7 @@ int tui_live(const tui_live_opts *o)
 			fprintf(stderr, "mprof-tui: %s\n", err.msg);
 			return 2;
 		}
+		app_signals_install();   /* Ctrl-C from here on stops the child too */
 		if (launch_start(o->argv, lib, lv.out, sizeof(lv.out), 5000, &pid, &err)) {
 			fprintf(stderr, "mprof-tui: %s\n", err.msg);
 			return 2;
