@@ -280,6 +280,9 @@ static void draw_status(app *a)
 	char lb[700];
 	const char *name = node != UINT32_MAX ? node_label(a, node, lb, sizeof(lb)) : "";
 	const char *note = a->mode && a->mode->status_note ? a->mode->status_note(a) : "";
+	/* A strip the terminal is too small for is said to be hidden, not just gone. */
+	if (a->mode && a->mode->strip_draw && a->mode->strip_height && !a->mode->strip_height(a))
+		note = "timeline hidden (< 14x40)";
 	int nw = note[0] ? (int)strlen(note) + 2 : 0;
 	if (nw > a->wd / 2)
 		nw = a->wd / 2;
