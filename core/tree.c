@@ -67,8 +67,9 @@ static int tree_build_kids(calltree *t, uint32_t i)
 	/* A path every sample of its parent goes through (main under _start)
 	 * has its parent's list. */
 	int all = root || x->nsamples == nfrom;
+	uint32_t want = x->nsamples;   /* x moves when tree_new grows t->n */
 	uint32_t *list = NULL;
-	if (!all && !(list = malloc((x->nsamples ? x->nsamples : 1) * sizeof(*list))))
+	if (!all && !(list = malloc((want ? want : 1) * sizeof(*list))))
 		return -1;
 	uint32_t first = (uint32_t)t->len, nk = 0;
 	for (uint32_t j = 0; j < nfrom; j++) {
@@ -83,7 +84,7 @@ static int tree_build_kids(calltree *t, uint32_t i)
 		} else if (!all) {
 			if (node_from_root(t->p, t->m, s->stack, own, &last) != self)
 				continue;
-			if (nlist < x->nsamples)
+			if (nlist < want)
 				list[nlist++] = si;
 		}
 		uint32_t node = node_from_root(t->p, t->m, s->stack, depth, &last);

@@ -54,8 +54,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	fx *f = *state;
-	view_free(&f->a.v);
-	free(f->a.line_row);
+	app_free(&f->a);   /* the view, the source pane, the node info a screen drew */
 	endwin();
 	delscreen(f->scr);
 	fclose(f->out);
