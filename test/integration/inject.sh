@@ -304,7 +304,7 @@ else
 fi
 
 # --- detach: counters stop growing; the target ends normally ----------------------
-target det 3
+target det 6   # long enough for inject, detach, two snapshots and a second detach on a loaded, sanitized run
 "$MPROF" --inject "$PID" > /dev/null
 sleep 0.3
 run_status "$MPROF" --detach "$PID"
