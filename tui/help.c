@@ -16,7 +16,7 @@ const help_line help_lines[] = {
 	{ "", "What is counted" },
 	{ "s", "switch in use / alloc space" },
 	{ "o", "switch bytes / objects" },
-	{ "g", "granularity: next of address, function, line, module (those built)" },
+	{ "g", "granularity: the next of function, line, address, module (after the one opened with)" },
 	{ "", "Two files (mprof-tui BASE NEW) and exports" },
 	{ "d", "toggle the diff NEW - BASE on every screen (signed deltas)" },
 	{ "e", "export the view: pprof, folded, skynet or native, to a file" },
