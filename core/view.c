@@ -269,6 +269,21 @@ int view_move(view *v, long delta)
 	return 0;
 }
 
+int view_page(view *v, int dir)
+{
+	view_screen *s = view_cur(v);
+	size_t n = view_nrows(v);
+	if (!n)
+		return -1;
+	/* A pager's page: the rows on screen scroll by a page, the cursor with them. */
+	long page = v->page ? (long)v->page : 1;
+	long to = (long)s->sel + dir * page, top = (long)s->top + dir * page;
+	s->sel = to < 0 ? 0 : (size_t)to >= n ? n - 1 : (size_t)to;
+	s->top = top < 0 ? 0 : (size_t)top;
+	view_clamp(v);
+	return 0;
+}
+
 int view_move_to(view *v, size_t row)
 {
 	view_screen *s = view_cur(v);

@@ -126,6 +126,7 @@ int view_sort_reverse(view *v);
  * re-sorts when that changes, the cursor on the top row.  0, or -1 on ENOMEM. */
 int view_sort_by_change(view *v, int on);
 int view_move(view *v, long delta);                /* rows up (<0) or down */
+int view_page(view *v, int dir);                /* PgDn (1), PgUp (-1): a page */
 int view_move_to(view *v, size_t row);             /* SIZE_MAX: the last */
 int view_enter(view *v);                           /* peek at the row */
 int view_back(view *v);                            /* the previous screen */

@@ -134,12 +134,11 @@ static void key_unavailable(view *v, int key)
 static int common_key(app *a, int key)
 {
 	view *v = &a->v;
-	long page = (long)v->page;
 	switch (key) {
 	case KEY_UP: case 'k': view_move(v, -1); break;
 	case KEY_DOWN: case 'j': view_move(v, 1); break;
-	case KEY_PPAGE: view_move(v, -page); break;
-	case KEY_NPAGE: case ' ': view_move(v, page); break;
+	case KEY_PPAGE: view_page(v, -1); break;
+	case KEY_NPAGE: case ' ': view_page(v, 1); break;
 	case KEY_HOME: view_move_to(v, 0); break;
 	case KEY_END: case 'G': view_move_to(v, SIZE_MAX); break;
 	case 's': view_toggle_alloc(v); break;

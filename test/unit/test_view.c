@@ -181,9 +181,15 @@ static void test_keys_move(void **state)
 	assert_int_equal(view_cur(v)->sel, 0);
 	view_move(v, 1);                          /* Down / j */
 	assert_int_equal(view_cur(v)->sel, 1);
-	view_move(v, (long)v->page);              /* PgDn */
+	view_page(v, 1);                          /* PgDn: a page, as a pager */
 	assert_int_equal(view_cur(v)->sel, 11);
-	assert_int_equal(view_cur(v)->top, 2);    /* scrolled to keep it in view */
+	assert_int_equal(view_cur(v)->top, 10);
+	view_page(v, 1);                          /* the last page: the rows end there */
+	assert_int_equal(view_cur(v)->sel, 21);
+	assert_int_equal(view_cur(v)->top, 14);
+	view_page(v, -1);                         /* PgUp */
+	assert_int_equal(view_cur(v)->sel, 11);
+	assert_int_equal(view_cur(v)->top, 4);
 	view_move_to(v, SIZE_MAX);                /* End */
 	assert_int_equal(view_cur(v)->sel, 23);
 	assert_int_equal(view_cur(v)->top, 14);
