@@ -83,6 +83,9 @@ typedef struct mode_ops {
 	/* Where the source stands (pid, running, PAUSED, EXITED, DIFF ...):
 	 * the title's start, so 80 columns keep it; the path stays last. */
 	const char *(*title_state)(const app *a);
+	/* The mode's own keys for the key bar, after the screen's first
+	 * (help); NULL-terminated, or NULL. */
+	const struct keybar_item *keys;
 	/* A diff is on screen (values signed), and whether node is NEW in it. */
 	int (*in_diff)(const app *a);
 	int (*node_is_new)(app *a, uint32_t node);

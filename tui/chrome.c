@@ -296,13 +296,18 @@ static void draw_keybar(app *a, const screen_ops *ops)
 	int y = a->h - 1, x = 0;
 	wmove(a->w, y, 0);
 	wclrtoeol(a->w);
-	for (const keybar_item *k = ops->keys; k && k->key && x < a->wd; k++) {
-		int kw = (int)strlen(k->key), lw = (int)strlen(k->label);
-		if (x + kw + lw > a->wd)
-			break;
-		x += put_text(a, y, x, kw, k->key, a->attr[ATTR_KEY], 0);
-		x += put_text(a, y, x, lw, k->label, a->attr[ATTR_KEYLABEL], 0);
-	}
+	/* The screen's first key (help), the mode's keys, then the screen's others. */
+	const keybar_item *mk = a->mode ? a->mode->keys : NULL;
+	const keybar_item *parts[3][2] = { { ops->keys, ops->keys && ops->keys->key ? ops->keys + 1 : ops->keys },
+					   { mk, NULL }, { ops->keys && ops->keys->key ? ops->keys + 1 : NULL, NULL } };
+	for (int p = 0; p < 3; p++)
+		for (const keybar_item *k = parts[p][0]; k && k->key && k != parts[p][1] && x < a->wd; k++) {
+			int kw = (int)strlen(k->key), lw = (int)strlen(k->label);
+			if (x + kw + lw > a->wd)
+				break;
+			x += put_text(a, y, x, kw, k->key, a->attr[ATTR_KEY], 0);
+			x += put_text(a, y, x, lw, k->label, a->attr[ATTR_KEYLABEL], 0);
+		}
 	if (x < a->wd)
 		put_text(a, y, x, a->wd - x, "", a->attr[ATTR_KEYLABEL], 1);
 }

@@ -668,6 +668,10 @@ static void live_free(app *a)
 	a->mode_data = NULL;
 }
 
+static const keybar_item live_keys[] = {
+	{ "m", "Snap " }, { "d", "Diff " }, { "p", "Pause " }, { "w", "Write " }, { NULL, NULL },
+};
+
 const mode_ops live_mode = {
 	.name = "live",
 	.tick = live_tick,
@@ -677,6 +681,7 @@ const mode_ops live_mode = {
 	.strip_draw = live_strip_draw,
 	.status_note = live_status_note,
 	.title_state = live_title_state,
+	.keys = live_keys,
 	.in_diff = live_in_diff,
 	.node_is_new = live_node_is_new,
 	.file_stem = live_file_stem,

@@ -152,6 +152,7 @@ keys "'$MPROF' --attach $T --interval 200; echo EXIT=\$?" Enter
 check "attach: the table opens on the live process" "Main table"
 check "attach: the leaking function shows" "leak_here"
 expect_match "attach: title names the pid, running" "$(screen | sed -n 1p)" "pid $T running +in use bytes .*granularity function +$TMP/leaker"
+expect_match "attach: the key bar lists live mode's keys" "$(screen | sed -n 30p)" "^F1Help mSnap dDiff pPause wWrite EnterCallers"
 expect_match "attach: timeline strip with heap and rss numbers" "$(screen | sed -n 3p)" \
 	"^ heap [0-9.]+ [KM]?i?B \(peak [0-9.]+ [KM]?i?B\)  rss [0-9.]+ [KM]?i?B \(peak [0-9.]+ [KM]?i?B\)  100 ms/col"
 expect_match "attach: heap sparkline" "$(screen | sed -n 4p)" "^ heap .*[▁▂▃▄▅▆▇█]"
