@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 
 int snapshot_write(int pid, const char *path, prof_error *err)
@@ -34,10 +35,15 @@ int snapshot_main(const char *pid_arg, const char *out)
 		return 2;
 	}
 	prof_error err;
+	struct stat st;
+	int existed = !stat(out, &st);
 	if (snapshot_write((int)pid, out, &err)) {
 		fprintf(stderr, "mprof-tui: %s\n", err.msg);
 		return 2;
 	}
+	/* Replacing a file is said, never silent (the TUI's w and e pick free names). */
+	if (existed)
+		fprintf(stderr, "mprof-tui: note: %s existed and was replaced\n", out);
 	/* Written all the same: what a crashed process left is worth reading. */
 	if (proc_gone((int)pid) || proc_has_hook((int)pid) == 0)
 		fprintf(stderr, "mprof-tui: note: process %ld no longer runs libmprof.so (it exited or ran a new program); %s holds what its hook left\n", pid, out);

@@ -30,6 +30,10 @@ expect_eq "hook live: segment mode 0600" "$(stat -c %a /dev/shm/mprof-$pid)" 600
 run_status "$MPROF" --snapshot "$pid" -o "$TMP/snap.pro"
 expect_eq "hook live: --snapshot exit status" "$STATUS" 0
 expect_eq "hook live: snapshot has the live leak" "$(sumf "$TMP/snap.pro" wait_leak flat)" "8000 8"
+expect_eq "hook live: a new file: nothing on stderr" "$ERR" ""
+run_status "$MPROF" --snapshot "$pid" -o "$TMP/snap.pro"
+expect_eq "hook live: --snapshot over an existing file says so" "$STATUS:$ERR" \
+	"0:mprof-tui: note: $TMP/snap.pro existed and was replaced"
 expect_eq "hook live: SIGUSR2 dump PATH.1 has the leak at that time" "$(sumf "$TMP/w.pro.1" wait_leak flat)" "3000 3"
 cp /dev/shm/mprof-$pid "$TMP/seg.copy"
 touch "$TMP/go"
