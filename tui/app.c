@@ -193,7 +193,8 @@ static int common_key(app *a, int key)
 
 int app_key(app *a, int key)
 {
-	a->v.status[0] = 0;
+	if (key != KEY_RESIZE)   /* a resize is no answer to the last message: it stays */
+		a->v.status[0] = 0;
 	const mode_ops *mo = mode_of(a);
 	int r = mo->key ? mo->key(a, key) : REACT_UNHANDLED;   /* the mode's keys first */
 	if (!(r & REACT_UNHANDLED))
