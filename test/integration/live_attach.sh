@@ -203,6 +203,8 @@ keys p
 check "p pauses" "paused: the screen holds still"
 expect_match "title says PAUSED (at 80 columns)" "$(screen | sed -n 1p)" "^ mprof  pid $T PAUSED"
 tm resize-window -t t -y 12
+check "at 12 rows the pause message stays (a resize is no answer to it)" "paused: the screen holds still"
+keys k
 check "at 12 rows the status line says the timeline is hidden" "timeline hidden (< 14x40)"
 tm resize-window -t t -x 150 -y 30
 keys p
