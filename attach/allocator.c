@@ -33,7 +33,7 @@ static void mem_str(int fd, uint64_t addr, char *buf, size_t cap)
 static int defines_sym(void *arg, const elf_symbol *s)
 {
 	int *r = arg;
-	if ((s->type != STT_FUNC && s->type != STT_GNU_IFUNC) || (s->bind != STB_GLOBAL && s->bind != STB_WEAK))
+	if (s->bind != STB_GLOBAL && s->bind != STB_WEAK)
 		return 0;
 	if (!strcmp(s->name, "malloc"))
 		*r |= 1;
@@ -47,7 +47,7 @@ static int defines_sym(void *arg, const elf_symbol *s)
 static int defines(const char *path)
 {
 	int r = 0;
-	return elffile_syms(path, ELFFILE_DYNSYM, NULL, defines_sym, &r) ? -1 : r;
+	return elffile_syms(path, ELFFILE_DYNSYM | ELFFILE_CODE, NULL, defines_sym, &r) ? -1 : r;
 }
 
 /* The executable's r_debug: auxv's AT_PHDR gives its program headers,

@@ -32,14 +32,12 @@ typedef struct asym_list {
 static int asym_add(void *arg, const elf_symbol *s)
 {
 	asym_list *l = arg;
-	if ((s->type != STT_FUNC && s->type != STT_GNU_IFUNC) || !s->value)
-		return 0;
 	if (vec_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
 		return 1;
 	char *name = strdup(s->name);
 	if (!name)
 		return 1;
-	l->v[l->n++] = (asym){ s->value, s->value + (s->size ? s->size : 1), name,
+	l->v[l->n++] = (asym){ s->value, s->end, name,
 			       s->bind == STB_GLOBAL || s->bind == STB_WEAK };
 	af_note(&l->sc, name);
 	return 0;
@@ -101,7 +99,7 @@ static int scan_module(session *s, const char *path, int is_exe, const af_user *
 	elffile_layout lay;
 	uint64_t bias;
 	int rc = 0;
-	if (elffile_syms(path, ELFFILE_DYNSYM | ELFFILE_SYMTAB, &lay, asym_add, &l) < 0 ||
+	if (elffile_syms(path, ELFFILE_DYNSYM | ELFFILE_SYMTAB | ELFFILE_CODE, &lay, asym_add, &l) < 0 ||
 	    inj_module_bias(s, path, lay.vaddr0, &bias))
 		goto done;   /* unreadable: nothing the hook could read either */
 	if (l.n)

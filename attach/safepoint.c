@@ -10,7 +10,6 @@
 #include "symbols/elffile.h"
 
 #include <dirent.h>
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -94,13 +93,11 @@ typedef struct fsym_list {
 static int fsym_add(void *arg, const elf_symbol *s)
 {
 	fsym_list *l = arg;
-	if ((s->type != STT_FUNC && s->type != STT_GNU_IFUNC) || !s->value)
-		return 0;
 	if (vec_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
 		return 1;   /* out of memory: the symbols so far */
 	fsym *f = &l->v[l->n++];
 	f->lo = s->value;
-	f->hi = s->value + (s->size ? s->size : 1);
+	f->hi = s->end;
 	snprintf(f->name, sizeof(f->name), "%s", s->name);
 	f->alloc = is_alloc_name(f->name);
 	return 0;
@@ -113,7 +110,7 @@ int inj_elf_syms(const char *path, fsym **out, size_t *nout, uint64_t *vaddr0, i
 {
 	fsym_list l = { 0 };
 	elffile_layout lay;
-	if (elffile_syms(path, ELFFILE_DYNSYM | ELFFILE_SYMTAB, &lay, fsym_add, &l) < 0) {
+	if (elffile_syms(path, ELFFILE_DYNSYM | ELFFILE_SYMTAB | ELFFILE_CODE, &lay, fsym_add, &l) < 0) {
 		*out = NULL;
 		*nout = 0;
 		return -1;

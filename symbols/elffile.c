@@ -26,8 +26,11 @@ int elffile_walk(Elf *e, unsigned which, elffile_sym_fn fn, void *arg)
 				const char *name = elf_strptr(e, sh.sh_link, s.st_name);
 				if (!name)
 					continue;
-				elf_symbol es = { name, s.st_value, s.st_size, (unsigned char)GELF_ST_TYPE(s.st_info),
-						  (unsigned char)GELF_ST_BIND(s.st_info) };
+				elf_symbol es = { name, s.st_value, s.st_size, s.st_value + (s.st_size ? s.st_size : 1),
+						  (unsigned char)GELF_ST_TYPE(s.st_info), (unsigned char)GELF_ST_BIND(s.st_info) };
+				if ((which & ELFFILE_CODE) &&
+				    ((es.type != STT_FUNC && es.type != STT_GNU_IFUNC) || !es.value))
+					continue;
 				int r = fn(arg, &es);
 				if (r)
 					return r;

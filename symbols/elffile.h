@@ -12,12 +12,15 @@ typedef struct Elf Elf;
 typedef struct elf_symbol {
 	const char *name;
 	uint64_t value, size;
+	uint64_t end;              /* value + size; value + 1 for a symbol without a size */
 	unsigned char type, bind;  /* STT_*, STB_* */
 } elf_symbol;
 
-/* Which tables to walk. */
+/* Which tables to walk, and (ELFFILE_CODE) only the functions that have an
+ * address (STT_FUNC or STT_GNU_IFUNC, value != 0). */
 #define ELFFILE_DYNSYM 1
 #define ELFFILE_SYMTAB 2
+#define ELFFILE_CODE 4
 
 /* Returns nonzero to stop the walk (the walk then returns that value). */
 typedef int (*elffile_sym_fn)(void *arg, const elf_symbol *s);
