@@ -470,15 +470,29 @@ static int merge(recording *r)
 	return 0;
 }
 
+/* The first n bytes of a recording file's header (n >= its magic); -1 when
+ * path has fewer or is not one. */
+static int file_header(const char *path, rec_file_header *h, size_t n)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t k = fd < 0 ? -1 : pread(fd, h, n, 0);
+	if (fd >= 0)
+		close(fd);
+	return k == (ssize_t)n && !memcmp(h->magic, REC_MAGIC, sizeof(h->magic)) ? 0 : -1;
+}
+
+int rec_is_recording(const char *path)
+{
+	struct stat st;
+	rec_file_header h;
+	return !stat(path, &st) && (S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && !file_header(path, &h, sizeof(h.magic))));
+}
+
 /* One file of a recording (each is readable alone): r->dir names it. */
 static int single_file(const char *path, rec_name **names, size_t *nn, prof_error *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	rec_file_header h;
-	ssize_t k = fd < 0 ? -1 : pread(fd, &h, sizeof(h), 0);
-	if (fd >= 0)
-		close(fd);
-	if (k != (ssize_t)sizeof(h) || memcmp(h.magic, REC_MAGIC, sizeof(h.magic))) {
+	if (file_header(path, &h, sizeof(h))) {
 		prof_errorf(err, "%s: not a recording (a directory MPROF_RECORD wrote, or one of its .rec files)", path);
 		return -1;
 	}

@@ -70,6 +70,8 @@ typedef struct recording {
  * several recorded there); threads 0: one per file, at most 16. NULL with
  * err ("DIR/FILE: offset N: what") when nothing usable is there. */
 recording *rec_open(const char *dir, int threads, prof_error *err);
+/* Whether path is a recording: a directory, or one of its .rec files. */
+int rec_is_recording(const char *path);
 void rec_close(recording *r);
 
 /* Sets r->p's counters to the state at position ev (clamped to the run). */

@@ -20,8 +20,6 @@ typedef struct rec_opts {
 	sym_opts so;
 } rec_opts;
 
-/* Whether path is a recording: a directory, or one of its .rec files. */
-int rec_is_recording(const char *path);
 /* mprof-tui DIR: batch report or UI; returns the exit status. */
 int rec_main(const rec_opts *o);
 /* The UI over an open recording (rec_ui.c). */

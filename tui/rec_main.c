@@ -14,21 +14,6 @@
 #include "core/view.h"
 #include "tui/rec.h"
 
-int rec_is_recording(const char *path)
-{
-	struct stat st;
-	if (stat(path, &st))
-		return 0;
-	if (S_ISDIR(st.st_mode))
-		return 1;
-	char magic[8];
-	FILE *f = S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
-	int is = f && fread(magic, 1, sizeof(magic), f) == sizeof(magic) && !memcmp(magic, REC_MAGIC, sizeof(magic));
-	if (f)
-		fclose(f);
-	return is;
-}
-
 void rec_moment_text(const recording *r, char *buf, size_t len)
 {
 	char v[40];
