@@ -97,6 +97,16 @@ static inline void agg_add(int64_t *dst, int64_t v)
 	*dst = (int64_t)((uint64_t)*dst + (uint64_t)v);
 }
 
+/* The order of two values, biggest first (-1: x goes first); by_change (a
+ * diff): the bigger change first, shrink or growth, then growth first. */
+static inline int agg_order(int64_t x, int64_t y, int by_change)
+{
+	uint64_t mx = x < 0 ? -(uint64_t)x : (uint64_t)x, my = y < 0 ? -(uint64_t)y : (uint64_t)y;
+	if (by_change && mx != my)
+		return mx < my ? 1 : -1;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
 /* The in-use and alloc values of one sample, as the reference reads them. */
 static inline void agg_sample_vals(const prof_sample *s, int64_t v[AGG_NMETRIC])
 {

@@ -15,17 +15,10 @@ static struct {
 	int magnitude;
 } ctx;
 
-static uint64_t mag(int64_t v)
-{
-	return v < 0 ? -(uint64_t)v : (uint64_t)v;
-}
-
 /* Descending; by magnitude first in a diff (then growth before shrink). */
 static int cmp_i64(int64_t x, int64_t y)
 {
-	if (ctx.magnitude && mag(x) != mag(y))
-		return mag(x) < mag(y) ? 1 : -1;
-	return x < y ? 1 : x > y ? -1 : 0;
+	return agg_order(x, y, ctx.magnitude);
 }
 
 static int row_cmp(const void *pa, const void *pb)

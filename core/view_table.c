@@ -75,14 +75,8 @@ static int row_cmp(const void *pa, const void *pb, void *ctx)
 	default:
 		break;
 	}
-	for (int i = 0; i < nk && !r; i++) {
-		int64_t p = k[i][0], q = k[i][1];
-		uint64_t mp = p < 0 ? -(uint64_t)p : (uint64_t)p, mq = q < 0 ? -(uint64_t)q : (uint64_t)q;
-		if (v->by_change && mp != mq)
-			r = mp < mq ? 1 : -1;          /* the bigger change first */
-		else if (p != q)
-			r = p < q ? 1 : -1;            /* descending */
-	}
+	for (int i = 0; i < nk && !r; i++)
+		r = agg_order(k[i][0], k[i][1], v->by_change);
 	if (!r)
 		r = strcmp(nodemap_name(v->m, x), nodemap_name(v->m, y));
 	if (!r)
