@@ -106,13 +106,10 @@ static void fork_child(void)
 	th.busy--;
 }
 
-int hook_self_enter(void)
+void hook_self_enter(void)
 {
-	if (th.busy++)
-		return 1;
-	if (hook_seg)
+	if (!th.busy++ && hook_seg)   /* not interrupting the hook: its staged events are whole */
 		ring_flush(hook_seg, &th);
-	return 0;
 }
 
 void hook_self_leave(int run_deferred)

@@ -164,9 +164,9 @@ void dumps_init(void);
 void dumps_arm(int late);
 void dumps_forked(void);
 /* hook.c: the calling thread enters the hook, publishing its staged events
- * unless it was inside already (returns 1 then); leave runs the frees
- * parked meanwhile unless in a signal handler. */
-int hook_self_enter(void);
+ * unless it was inside already; leave runs the frees parked meanwhile
+ * unless in a signal handler. */
+void hook_self_enter(void);
 void hook_self_leave(int run_deferred);
 
 /* dump.c: writes a profile of h to path in the format (0 native, 1 v1);
