@@ -176,20 +176,27 @@ static uint64_t lfunc_id(lfuncs *lf, uint64_t name, uint64_t file)
 	return lf->n;
 }
 
+/* Appends to a location one Line: the function (name, file string ids) and
+ * the line number (0: none). */
+static void line_put(bbuf *sub, bbuf *line, stab *t, lfuncs *lf, uint64_t name, uint64_t file, int lineno)
+{
+	uint64_t id = lfunc_id(lf, name, file);
+	if (!id)
+		t->failed = 1;
+	bb_uint(line, 1, id);
+	if (lineno > 0)
+		bb_uint(line, 2, (uint64_t)lineno);
+	bb_msg(sub, 4, line);
+}
+
 /* The lines of frame f from lines (innermost first); 0 when there are none. */
 static size_t frame_lines(bbuf *sub, bbuf *line, stab *t, lfuncs *lf, const export_lines *lines, uint32_t f)
 {
 	export_line el[64];
 	size_t n = lines->get(lines->ctx, f, el, sizeof(el) / sizeof(el[0]));
-	for (size_t k = 0; k < n; k++) {
-		uint64_t id = lfunc_id(lf, stab_id(t, el[k].func ? el[k].func : "??"), stab_id(t, el[k].file ? el[k].file : ""));
-		if (!id)
-			t->failed = 1;
-		bb_uint(line, 1, id);
-		if (el[k].line > 0)
-			bb_uint(line, 2, (uint64_t)el[k].line);
-		bb_msg(sub, 4, line);
-	}
+	for (size_t k = 0; k < n; k++)
+		line_put(sub, line, t, lf, stab_id(t, el[k].func ? el[k].func : "??"),
+			 stab_id(t, el[k].file ? el[k].file : ""), el[k].line);
 	return n;
 }
 
@@ -261,16 +268,12 @@ int export_pprof(int fd, const prof *p, const prof_nodemap *m, const export_line
 		} else if (lines) {
 			/* no source: the frame's nodes (or name) as functions without a file */
 			if (m) {
-				for (uint32_t k = m->off[f]; k < m->off[f + 1]; k++) {
-					bb_uint(&line, 1, lfunc_id(&lf, stab_id(&t, nodemap_name(m, m->nodes[k])), 0));
-					bb_msg(&sub, 4, &line);
-				}
+				for (uint32_t k = m->off[f]; k < m->off[f + 1]; k++)
+					line_put(&sub, &line, &t, &lf, stab_id(&t, nodemap_name(m, m->nodes[k])), 0, 0);
 			} else if (fr->name != PROF_NONE) {
 				uint64_t sid = stab_id(&t, prof_frame_name(p, (uint32_t)f, nb, sizeof(nb)));
-				if (sid) {
-					bb_uint(&line, 1, lfunc_id(&lf, sid, 0));
-					bb_msg(&sub, 4, &line);
-				}
+				if (sid)
+					line_put(&sub, &line, &t, &lf, sid, 0, 0);
 			}
 		} else if (m) {
 			for (uint32_t k = m->off[f]; k < m->off[f + 1]; k++) {
