@@ -4,6 +4,7 @@
  * a mapping per module (with its build id); a location per frame, its
  * lines the frame's nodes innermost first (inline chain), a function per
  * distinct name. Sample location ids are leaf first, as the model's. */
+#include "core/diff.h"
 #include "core/export.h"
 
 #include <errno.h>
@@ -262,7 +263,8 @@ int export_pprof(int fd, const prof *p, const prof_nodemap *m, const export_line
 		bb_uint(&sub, 1, f + 1);
 		if (fr->module != PROF_NONE && fr->module < p->modules.len)
 			bb_uint(&sub, 2, (uint64_t)fr->module + 1);
-		bb_uint(&sub, 3, fr->addr);
+		if (fr->module != PROF_NONE || fr->addr < DIFF_NAMED_ADDR)   /* a diff's named frames have none */
+			bb_uint(&sub, 3, fr->addr);
 		if (lines && frame_lines(&sub, &line, &t, &lf, lines, (uint32_t)f)) {
 			/* the chain from the symbols */
 		} else if (lines) {

@@ -260,7 +260,7 @@ static sym_table *symtab_get(sym *s, Dwfl_Module *dm)
 	return t;
 }
 
-const char *sym_elf_name(sym *s, Dwfl_Module *dm, uint64_t pc)
+const char *sym_elf_name(sym *s, Dwfl_Module *dm, uint64_t pc, uint64_t *start)
 {
 	sym_table *t = symtab_get(s, dm);
 	if (!t || !t->n)
@@ -271,7 +271,11 @@ const char *sym_elf_name(sym *s, Dwfl_Module *dm, uint64_t pc)
 	if (!lo)
 		return NULL;
 	const elf_sym *e = &t->v[lo - 1];
-	return !e->size || pc < e->addr + e->size ? e->name : NULL;
+	if (e->size && pc >= e->addr + e->size)
+		return NULL;
+	if (start)
+		*start = e->addr;
+	return e->name;
 }
 
 void sym_index_free(sym *s)

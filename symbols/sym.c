@@ -413,7 +413,7 @@ static int resolve_dwarf(sym *s, Dwfl_Module *dm, Dwarf_Addr pc, sym_info *si)
 		if (!file)
 			return -1;
 		/* Line info without a function DIE: keep the place, ELF names it. */
-		const char *nm = sym_elf_name(s, dm, pc);
+		const char *nm = sym_elf_name(s, dm, pc, NULL);
 		lv[k++] = (sym_loc){ nm ? demangle(s, nm, strlen(nm)) : NULL, arena_strdup(s, file), line, 0 };
 	}
 	sym_loc *c = sym_arena_alloc(s, (size_t)k * sizeof(*c));
@@ -428,7 +428,7 @@ static int resolve_dwarf(sym *s, Dwfl_Module *dm, Dwarf_Addr pc, sym_info *si)
 
 static int resolve_elf(sym *s, Dwfl_Module *dm, Dwarf_Addr pc, sym_info *si)
 {
-	const char *nm = sym_elf_name(s, dm, pc);
+	const char *nm = sym_elf_name(s, dm, pc, NULL);
 	if (!nm)
 		return -1;
 	sym_loc *c = sym_arena_alloc(s, sizeof(*c));
@@ -564,4 +564,31 @@ size_t sym_chain_text(const sym_info *si, char *buf, size_t len)
 			n += (size_t)w;
 	}
 	return n;
+}
+
+int sym_frame_symbol(sym *s, uint32_t frame, const char **name, size_t *len, uint64_t *off)
+{
+	const prof *p = s->p;
+	if (frame >= p->frames.len)
+		return -1;
+	uint64_t addr = p->frames.v[frame].addr;
+	const char *rec = prof_strat(p, p->frames.v[frame].name);
+	v1name vn;
+	if (rec && !v1name_parse(rec, V1NAME_STRICT, &vn) && vn.sym_len && vn.sign == '+' &&
+	    !(vn.parts & V1NAME_CUT)) {
+		*name = vn.sym;
+		*len = vn.sym_len;
+		*off = vn.off;
+		return 0;
+	}
+	/* A return address may lie just past its function: look up pc - 1. */
+	Dwfl_Module *dm = s->dwfl && addr ? dwfl_addrmodule(s->dwfl, addr - 1) : NULL;
+	uint64_t start = 0;
+	const char *nm = dm ? sym_elf_name(s, dm, addr - 1, &start) : NULL;
+	if (!nm)
+		return -1;
+	*name = nm;
+	*len = strlen(nm);
+	*off = addr - start;
+	return 0;
 }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "core/agg.h"
+#include "core/diff.h"
 #include "core/export.h"
 #include "core/prof.h"
 
@@ -85,6 +86,12 @@ size_t sym_missing(sym *s, const sym_missing_module **list);
 /* How many modules were found and read (0: nothing resolves here). */
 size_t sym_modules_found(const sym *s);
 
+/* The ELF symbol holding frame's address and the address's offset in it
+ * (mangled, as "sym+0xoff" names record it): from the recorded name, else
+ * the module's symbol table. *name is not NUL-terminated (*len bytes) and
+ * lives as long as s. 0, or -1 when neither knows it. */
+int sym_frame_symbol(sym *s, uint32_t frame, const char **name, size_t *len, uint64_t *off);
+
 /* A row label for an address: "func" (DWARF/ELF/recorded symbol) or the raw
  * name. Owned by s. */
 const char *sym_func_name(const sym_info *si);
@@ -113,6 +120,13 @@ const char *sym_source_path(const sym *s, const char *file, char *buf, size_t le
 
 /* export_lines' get over a sym (ctx): frame's inline chain, innermost first. */
 size_t sym_export_lines(void *ctx, uint32_t frame, export_line *out, size_t cap);
+
+/* NEW - BASE (core/diff.h) with frames of modules built differently
+ * matched by meaning: each side read against its own binary or recorded
+ * names (base_so, and cur_sy or cur_so: cur_sy, when given, is used and
+ * not closed). NULL with err filled on ENOMEM. */
+prof *sym_diff_build(const prof *base, const sym_opts *base_so, const prof *cur, sym *cur_sy, const sym_opts *cur_so,
+		     diff_stats *st, prof_error *err);
 
 /* Granularity of a node map built from symbols. */
 enum sym_gran { SYM_GRAN_ADDRESS, SYM_GRAN_FUNCTION, SYM_GRAN_LINE, SYM_GRAN_MODULE };

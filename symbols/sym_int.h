@@ -58,8 +58,9 @@ char *sym_arena_strndup(sym *s, const char *str, size_t n);
  * address), innermost first, as dwarf_getscopes + dwarf_getscopes_die
  * would give them; returns how many (<= max). */
 int sym_fn_scopes(sym *s, Dwfl_Module *dm, Dwarf_Die *cu, uint64_t pc, Dwarf_Die *out, int max);
-/* The ELF symbol (.symtab, else .dynsym) holding pc, or NULL. */
-const char *sym_elf_name(sym *s, Dwfl_Module *dm, uint64_t pc);
+/* The ELF symbol (.symtab, else .dynsym) holding pc, or NULL; its
+ * address in *start when start is not NULL. */
+const char *sym_elf_name(sym *s, Dwfl_Module *dm, uint64_t pc, uint64_t *start);
 void sym_index_free(sym *s);
 
 /* locate.c: opens path for libelf (*fd, *elf; 0 or -1). */

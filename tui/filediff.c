@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/diff.h"
 #include "core/path.h"
 #include "symbols/sym.h"
 #include "tui/app.h"
@@ -20,6 +19,8 @@ typedef struct file_diff {
 	const sym_opts *so;
 	const char *new_path, *base_path;
 	char title[1200];
+	char note[512];          /* what the diff says of the two builds, or "" */
+	int builds;              /* BASE and NEW are different builds */
 	int on;
 	new_marks marks;         /* NEW marks (over newp) */
 } file_diff;
@@ -65,7 +66,12 @@ static int filediff_toggle(app *a)
 	view *v = &a->v;
 	if (!fd->on && !fd->d) {
 		prof_error err;
-		fd->d = diff_build(fd->base, fd->newp, &err);
+		sym_opts bso = *fd->so;
+		bso.profile_path = fd->base_path;
+		diff_stats ds;
+		fd->d = sym_diff_build(fd->base, &bso, fd->newp, fd->sy_new, fd->so, &ds, &err);
+		if (fd->d && diff_stats_say(&ds, fd->note, sizeof(fd->note)))
+			fd->builds = ds.rebuilt > 0;
 		if (!fd->d) {
 			snprintf(v->status, sizeof(v->status), "diff: %.240s", err.msg);
 			return REACT_REDRAW;
@@ -82,15 +88,18 @@ static int filediff_toggle(app *a)
 	a->sy = fd->on ? fd->sy_d : fd->sy_new;
 	const char *minus = a->utf8 ? "\xe2\x88\x92" : "-";
 	if (fd->on)
-		snprintf(fd->title, sizeof(fd->title), "diff NEW %s BASE: %s %s %s", minus, fd->new_path, minus,
-			 fd->base_path);
+		snprintf(fd->title, sizeof(fd->title), "diff NEW %s BASE%s: %s %s %s", minus,
+			 fd->builds ? " (other builds)" : "", fd->new_path, minus, fd->base_path);
 	v->path = fd->on ? fd->title : fd->new_path;
 	if (view_reload(v, fd->on ? fd->d : fd->newp, 1) == 0) {
 		if (fd->on) {
 			char g[48];
 			fmt_delta(g, sizeof(g), v->a->total[view_metric(v)], v->objects);
-			snprintf(v->status, sizeof(v->status),
-				 "diff NEW %s BASE: total %s; largest growth first; d closes", minus, g);
+			if (fd->note[0])
+				snprintf(v->status, sizeof(v->status), "diff NEW %s BASE: total %s; %.180s", minus, g, fd->note);
+			else
+				snprintf(v->status, sizeof(v->status),
+					 "diff NEW %s BASE: total %s; largest growth first; d closes", minus, g);
 		} else {
 			snprintf(v->status, sizeof(v->status), "diff closed: NEW (%.200s) again", path_base(fd->new_path));
 		}

@@ -373,6 +373,7 @@ typedef struct opened {
 	prof_nodemap m;
 	agg a;
 	sym_opts so;
+	char note[512];          /* what the diff says of the two builds, or "" */
 } opened;
 
 /* Loads path (minus --diff BASE); 0, else the exit status (said). */
@@ -385,7 +386,12 @@ static int opened_load(opened *f, const cli *c, const char *path)
 		return EXIT_BAD;
 	}
 	if (c->diff_base) {   /* --diff BASE NEW: from here on p holds NEW - BASE */
-		prof *b = prof_load(c->diff_base, &err), *d = b ? diff_build(b, f->p, &err) : NULL;
+		sym_opts bso = c->so, nso = c->so;
+		bso.profile_path = c->diff_base;
+		nso.profile_path = path;
+		diff_stats ds;
+		prof *b = prof_load(c->diff_base, &err);
+		prof *d = b ? sym_diff_build(b, &bso, f->p, NULL, &nso, &ds, &err) : NULL;
 		int st = b ? 1 : EXIT_BAD;
 		prof_free(b);
 		prof_free(f->p);
@@ -394,6 +400,8 @@ static int opened_load(opened *f, const cli *c, const char *path)
 			fprintf(stderr, "mprof-tui: %s\n", err.msg);
 			return st;
 		}
+		if (diff_stats_say(&ds, f->note, sizeof(f->note)))
+			fprintf(stderr, "mprof-tui: %s\n", f->note);
 	}
 	return 0;
 }
@@ -503,7 +511,7 @@ static int ui_over(const cli *c, const char *base_path, const char *path, int g)
 	}
 	tui_file_opts to = { .p = f.p, .m = &f.m, .a = &f.a, .path = path, .sy = f.sy, .gran = g,
 			     .alloc = c->ro.alloc, .objects = c->ro.objects, .base = base,
-			     .base_path = base_path, .so = &f.so };
+			     .base_path = base_path, .so = &f.so, .note = f.note };
 	rc = tui_run(&to);
 	opened_free(&f, 1);
 	prof_free(base);

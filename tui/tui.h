@@ -22,6 +22,7 @@ typedef struct tui_file_opts {
 	const prof *base;        /* two files (BASE NEW): d toggles NEW - BASE */
 	const char *base_path;
 	const sym_opts *so;      /* to open symbols over the diff */
+	const char *note;        /* the status line's first words, or NULL/"" */
 } tui_file_opts;
 
 /* Runs the UI on the terminal until the user quits. Restores the terminal
