@@ -183,15 +183,15 @@ static uint32_t str_copy(prof *r, const prof *p, uint32_t off)
 	return prof_str(r, s, strlen(s));
 }
 
-/* A BASE frame's place in the result: fv[foff[f] .. foff[f+1]). */
+/* A BASE frame's place in the result: v[off[f] .. off[f+1]). */
 typedef struct fmap {
 	uint32_t *off;           /* per BASE frame + 1 */
 	PROF_VEC(uint32_t) v;
 } fmap;
 
-/* Adds the samples of p with frames mapped through map (identity when
- * NULL), negated if neg. */
-static int add_samples(prof *r, const prof *p, const fmap *map, int neg, smap *m)
+/* Adds the samples of p with frames mapped through map, or one to one
+ * through one (identity when NULL too), negated if neg. */
+static int add_samples(prof *r, const prof *p, const fmap *map, const uint32_t *one, int neg, smap *m)
 {
 	for (size_t i = 0; i < p->samples.len; i++) {
 		const prof_sample *s = &p->samples.v[i];
@@ -205,7 +205,7 @@ static int add_samples(prof *r, const prof *p, const fmap *map, int neg, smap *m
 			return -1;
 		for (uint32_t d = 0, o = 0; d < st->depth; d++) {
 			if (!map) {
-				dst[o++] = fr[d];
+				dst[o++] = one ? one[fr[d]] : fr[d];
 				continue;
 			}
 			for (uint32_t j = map->off[fr[d]]; j < map->off[fr[d] + 1]; j++)
@@ -266,6 +266,21 @@ uint8_t *diff_modules_rebuilt(const prof *p, const prof *other, diff_stats *st)
 	return rb;
 }
 
+/* One diff being built. */
+typedef struct dctx {
+	prof *r;
+	const prof *base, *cur;
+	const diff_keyer *k;     /* may be NULL */
+	uint8_t *rb_base, *rb_cur;
+	uint32_t *bmod;          /* BASE module -> its copy in r, or PROF_NONE */
+	uint32_t *cur_to;        /* NEW frame -> the frame of r its samples go to */
+	keymap km;
+	fmap map;
+	uint64_t synth;
+	diff_stats *st;
+	int oom;
+} dctx;
+
 static int frame_rebuilt(const prof *p, const uint8_t *rb, uint32_t f)
 {
 	uint32_t m = p->frames.v[f].module;
@@ -288,154 +303,230 @@ static uint64_t place_in_module(const prof *r, const prof *base, uint32_t f)
 	return 0;
 }
 
-/* A frame of r with a fresh address no module holds, named name. */
-static uint32_t frame_named(prof *r, keymap *km, const char *name, uint64_t *synth, int *oom)
+/* BASE's module i added to r (once), where no module of r is: moved up
+ * past them, 2 MiB-aligned as loaders place libraries, when it overlaps. */
+static uint32_t module_apart(dctx *c, uint32_t i)
 {
-	char kb[600];
-	snprintf(kb, sizeof(kb), "N:%s", name);
-	uint32_t rf = km_get(km, kb, PROF_NONE, oom);
+	if (c->bmod[i] != PROF_NONE)
+		return c->bmod[i];
+	const prof_module *bm = &c->base->modules.v[i];
+	uint64_t at = bm->base, top = 0, align = 1ULL << 21;
+	int clash = 0;
+	for (size_t j = 0; j < c->r->modules.len; j++) {
+		const prof_module *rm = &c->r->modules.v[j];
+		clash |= at < rm->base + rm->size && rm->base < at + bm->size;
+		if (rm->base + rm->size > top)
+			top = rm->base + rm->size;
+	}
+	if (clash)
+		at = ((top + align - 1) & ~(align - 1)) + (bm->base & (align - 1));
+	const char *bid = prof_strat(c->base, bm->build_id);
+	c->bmod[i] = prof_module_add(c->r, c->base->strs.v + bm->path, bid, at, bm->size, bm->offset);
+	if (c->bmod[i] == PROF_NONE)
+		c->oom = 1;
+	return c->bmod[i];
+}
+
+/* BASE frame f in r's copy of BASE's module, named as recorded; or NONE
+ * when it has no module. */
+static uint32_t place_apart(dctx *c, uint32_t f)
+{
+	const prof_frame *bf = &c->base->frames.v[f];
+	if (bf->module == PROF_NONE || bf->module >= c->base->modules.len)
+		return PROF_NONE;
+	uint32_t mi = module_apart(c, bf->module);
+	if (mi == PROF_NONE)
+		return PROF_NONE;
+	const prof_module *bm = &c->base->modules.v[bf->module], *rm = &c->r->modules.v[mi];
+	uint64_t addr = rm->base + (bf->addr - bm->base);
+	uint32_t rf = prof_frame_find(c->r, addr);
 	if (rf != PROF_NONE)
 		return rf;
-	while (prof_frame_find(r, *synth) != PROF_NONE)
-		++*synth;
-	rf = prof_frame_intern(r, (*synth)++);
-	if (rf == PROF_NONE || (r->frames.v[rf].name = prof_str(r, name, strlen(name))) == PROF_NONE) {
-		*oom = 1;
+	if ((rf = prof_frame_intern(c->r, addr)) == PROF_NONE) {
+		c->oom = 1;
 		return PROF_NONE;
 	}
-	km_get(km, kb, rf, oom);
+	c->r->frames.v[rf].module = mi;
+	if (bf->name != PROF_NONE && (c->r->frames.v[rf].name = str_copy(c->r, c->base, bf->name)) == PROF_NONE)
+		c->oom = 1;
 	return rf;
 }
 
-/* The names a BASE frame matching nothing is shown by: the keyer's
- * functions, else the symbol of its recorded name, else "[key]" (a
- * name no symbol reader takes for a module). Returns how many. */
-static size_t unmatched_labels(const prof *base, const diff_keyer *k, uint32_t f, const char **lab, char *buf,
-			       size_t len)
+/* A frame of r with a fresh address no module holds, named name. */
+static uint32_t frame_named(dctx *c, const char *name)
 {
-	size_t n = k && k->labels ? k->labels(k->ctx, f, lab, DIFF_LABELS_MAX) : 0;
+	char kb[600];
+	snprintf(kb, sizeof(kb), "N:%s", name);
+	uint32_t rf = km_get(&c->km, kb, PROF_NONE, &c->oom);
+	if (rf != PROF_NONE)
+		return rf;
+	while (prof_frame_find(c->r, c->synth) != PROF_NONE)
+		c->synth++;
+	rf = prof_frame_intern(c->r, c->synth++);
+	if (rf == PROF_NONE || (c->r->frames.v[rf].name = prof_str(c->r, name, strlen(name))) == PROF_NONE) {
+		c->oom = 1;
+		return PROF_NONE;
+	}
+	km_get(&c->km, kb, rf, &c->oom);
+	return rf;
+}
+
+/* The names a BASE frame with no module that matches nothing is shown by:
+ * the keyer's functions, else the symbol of its recorded name, else
+ * "[key]" (a name no symbol reader takes for a module). Returns how many. */
+static size_t unmatched_labels(const dctx *c, uint32_t f, const char **lab, char *buf, size_t len)
+{
+	size_t n = c->k && c->k->labels ? c->k->labels(c->k->ctx, f, lab, DIFF_LABELS_MAX) : 0;
 	if (n)
 		return n;
-	const char *name = prof_strat(base, base->frames.v[f].name);
+	const char *name = prof_strat(c->base, c->base->frames.v[f].name);
 	v1name vn;
 	if (name && !v1name_parse(name, V1NAME_STRICT, &vn) && vn.sym_len) {
 		snprintf(buf, len, "%.*s", (int)vn.sym_len, vn.sym);
 	} else {
 		char kb[512];
-		snprintf(buf, len, "[%s]", diff_frame_key(base, f, kb, sizeof(kb)));
+		snprintf(buf, len, "[%s]", diff_frame_key(c->base, f, kb, sizeof(kb)));
 	}
 	lab[0] = buf;
 	return 1;
 }
 
-/* Maps BASE frame f into r: by key, else placed in NEW's module, else as
- * frames named by its functions. Appends to map. */
-static void map_base_frame(prof *r, const prof *base, uint32_t f, const uint8_t *rb, const diff_keyer *k,
-			   keymap *km, fmap *map, uint64_t *synth, diff_stats *st, int *oom)
+static void map_push(dctx *c, uint32_t rf)
+{
+	if (rf == PROF_NONE || prof_vec_reserve(c->map.v, 1))
+		c->oom = 1;
+	else
+		c->map.v.v[c->map.v.len++] = rf;
+}
+
+/* BASE frame f by key, or None: a rebuilt module's by the keyer's keys
+ * (its NEW match read here through BASE's binary when only that one can
+ * be: cur_to), others by diff_frame_key or NEW's copy of the module. */
+static uint32_t match_base_frame(dctx *c, uint32_t f)
 {
 	char kb[4200];
 	uint32_t rf = PROF_NONE;
-	int rebuilt = frame_rebuilt(base, rb, f);
-	if (rebuilt && k) {
+	const diff_keyer *k = c->k;
+	if (k && frame_rebuilt(c->base, c->rb_base, f)) {
 		for (int l = 0; l < DIFF_KEY_LEVELS && rf == PROF_NONE; l++) {
 			const char *key = k->key(k->ctx, 0, f, l, kb, sizeof(kb));
 			if (key)
-				rf = km_get(km, key, PROF_NONE, oom);
+				rf = km_get(&c->km, key, PROF_NONE, &c->oom);
 		}
-	} else {
-		const char *key = diff_frame_key(base, f, kb, sizeof(kb));
-		rf = km_get(km, key, PROF_NONE, oom);
-		if (rf == PROF_NONE) {
-			/* Only in BASE: NEW's copy of its module, if there is one. */
-			uint64_t addr = place_in_module(r, base, f);
-			if (!addr && k && k->place && base->frames.v[f].module == PROF_NONE && k->place(k->ctx, f, &addr))
-				addr = 0;
-			uint32_t mod = addr ? prof_module_find(r, addr) : PROF_NONE;
-			if (addr && (rf = prof_frame_find(r, addr)) == PROF_NONE) {
-				const prof_frame *bf = &base->frames.v[f];
-				if ((rf = prof_frame_intern(r, addr)) == PROF_NONE) {
-					*oom = 1;
-					return;
-				}
-				r->frames.v[rf].module = mod;
-				if (bf->name != PROF_NONE && (r->frames.v[rf].name = str_copy(r, base, bf->name)) == PROF_NONE)
-					*oom = 1;
-			}
-			if (rf != PROF_NONE)
-				km_get(km, key, rf, oom);
+		if (rf != PROF_NONE && rf < c->cur->frames.len && k->readable && !k->readable(k->ctx, 1, rf) &&
+		    k->readable(k->ctx, 0, f)) {
+			uint32_t pf = place_apart(c, f);
+			if (pf != PROF_NONE && c->cur_to[rf] == rf)
+				c->cur_to[rf] = pf;
+			return pf != PROF_NONE ? pf : rf;
 		}
+		return rf;
 	}
-	if (rf != PROF_NONE) {
-		if (prof_vec_reserve(map->v, 1))
-			*oom = 1;
-		else
-			map->v.v[map->v.len++] = rf;
+	const char *key = diff_frame_key(c->base, f, kb, sizeof(kb));
+	rf = km_get(&c->km, key, PROF_NONE, &c->oom);
+	if (rf != PROF_NONE)
+		return rf;
+	/* Only in BASE: NEW's copy of its module, if there is one. */
+	uint64_t addr = place_in_module(c->r, c->base, f);
+	if (!addr && k && k->place && c->base->frames.v[f].module == PROF_NONE && k->place(k->ctx, f, &addr))
+		addr = 0;
+	if (addr && (rf = prof_frame_find(c->r, addr)) == PROF_NONE) {
+		const prof_frame *bf = &c->base->frames.v[f];
+		if ((rf = prof_frame_intern(c->r, addr)) == PROF_NONE) {
+			c->oom = 1;
+			return PROF_NONE;
+		}
+		c->r->frames.v[rf].module = prof_module_find(c->r, addr);
+		if (bf->name != PROF_NONE && (c->r->frames.v[rf].name = str_copy(c->r, c->base, bf->name)) == PROF_NONE)
+			c->oom = 1;
+	}
+	if (rf != PROF_NONE)
+		km_get(&c->km, key, rf, &c->oom);
+	return rf;
+}
+
+/* Maps BASE frame f into r: matched, else in a copy of BASE's module
+ * (symbols read through BASE's own binary), else as frames named by its
+ * functions. Appends to c->map. */
+static void map_base_frame(dctx *c, uint32_t f)
+{
+	uint32_t rf = match_base_frame(c, f);
+	if (rf == PROF_NONE && !c->oom) {
+		c->st->unmatched++;
+		rf = place_apart(c, f);
+	}
+	if (rf != PROF_NONE || c->oom) {
+		map_push(c, rf);
 		return;
 	}
-	/* Matched nothing and has no place: shown by what it means. */
 	const char *lab[DIFF_LABELS_MAX];
-	size_t n = unmatched_labels(base, k, f, lab, kb, sizeof(kb));
-	st->unmatched++;
-	for (size_t i = 0; i < n && !*oom; i++) {
-		uint32_t lf = frame_named(r, km, lab[i], synth, oom);
-		if (lf == PROF_NONE || prof_vec_reserve(map->v, 1))
-			*oom = 1;
-		else
-			map->v.v[map->v.len++] = lf;
+	char kb[600];
+	size_t n = unmatched_labels(c, f, lab, kb, sizeof(kb));
+	for (size_t i = 0; i < n && !c->oom; i++)
+		map_push(c, frame_named(c, lab[i]));
+}
+
+/* NEW's modules and frames into r, frames at the same indices, with their
+ * keys (the keyer's for rebuilt modules). */
+static void add_cur(dctx *c)
+{
+	const prof *cur = c->cur;
+	char kb[4200];
+	for (size_t i = 0; !c->oom && i < cur->modules.len; i++) {
+		const prof_module *m = &cur->modules.v[i];
+		if (prof_module_add(c->r, cur->strs.v + m->path, prof_strat(cur, m->build_id), m->base, m->size,
+				    m->offset) == PROF_NONE)
+			c->oom = 1;
+	}
+	for (uint32_t f = 0; !c->oom && f < cur->frames.len; f++) {
+		uint32_t nf = prof_frame_intern(c->r, cur->frames.v[f].addr);
+		if (nf != f) {   /* interned in order, addresses unique */
+			c->oom = 1;
+			break;
+		}
+		c->cur_to[f] = f;
+		c->r->frames.v[nf].module = cur->frames.v[f].module;
+		if (cur->frames.v[f].name != PROF_NONE &&
+		    (c->r->frames.v[nf].name = str_copy(c->r, cur, cur->frames.v[f].name)) == PROF_NONE)
+			c->oom = 1;
+		if (!c->k || !frame_rebuilt(cur, c->rb_cur, nf)) {
+			km_get(&c->km, diff_frame_key(cur, f, kb, sizeof(kb)), nf, &c->oom);
+			continue;
+		}
+		for (int l = 0; l < DIFF_KEY_LEVELS; l++) {
+			const char *key = c->k->key(c->k->ctx, 1, nf, l, kb, sizeof(kb));
+			if (key)
+				km_get(&c->km, key, nf, &c->oom);
+		}
 	}
 }
 
 prof *diff_build_by(const prof *base, const prof *cur, const diff_keyer *keyer, diff_stats *st, prof_error *err)
 {
 	diff_stats own;
-	if (!st)
-		st = &own;
-	memset(st, 0, sizeof(*st));
-	prof *r = prof_new();
-	keymap km = { 0 };
+	dctx c = { .base = base, .cur = cur, .k = keyer, .synth = DIFF_NAMED_ADDR, .st = st ? st : &own };
+	memset(c.st, 0, sizeof(*c.st));
 	smap sm = { 0 };
-	fmap map = { 0 };
-	uint8_t *rb_base = diff_modules_rebuilt(base, cur, st), *rb_cur = diff_modules_rebuilt(cur, base, NULL);
-	int oom = !r || !rb_base || !rb_cur || strix_init(&km.ix, cur->frames.len, km_key, &km) || sm_grow(r, &sm);
-	char kb[4200];
-
-	for (size_t i = 0; !oom && i < cur->modules.len; i++) {
-		const prof_module *m = &cur->modules.v[i];
-		if (prof_module_add(r, cur->strs.v + m->path, m->build_id == PROF_NONE ? NULL : cur->strs.v + m->build_id,
-				    m->base, m->size, m->offset) == PROF_NONE)
-			oom = 1;
+	c.r = prof_new();
+	c.rb_base = diff_modules_rebuilt(base, cur, c.st);
+	c.rb_cur = diff_modules_rebuilt(cur, base, NULL);
+	c.bmod = malloc((base->modules.len ? base->modules.len : 1) * sizeof(*c.bmod));
+	c.cur_to = malloc((cur->frames.len ? cur->frames.len : 1) * sizeof(*c.cur_to));
+	c.map.off = malloc((base->frames.len + 1) * sizeof(*c.map.off));
+	c.oom = !c.r || !c.rb_base || !c.rb_cur || !c.bmod || !c.cur_to || !c.map.off ||
+		strix_init(&c.km.ix, cur->frames.len, km_key, &c.km) || sm_grow(c.r, &sm);
+	for (size_t i = 0; !c.oom && i < base->modules.len; i++)
+		c.bmod[i] = PROF_NONE;
+	if (!c.oom)
+		add_cur(&c);
+	for (uint32_t f = 0; !c.oom && f < base->frames.len; f++) {
+		c.map.off[f] = (uint32_t)c.map.v.len;
+		map_base_frame(&c, f);
+		c.map.off[f + 1] = (uint32_t)c.map.v.len;
 	}
-	/* NEW's frames keep their indices: interned in order, addresses unique. */
-	for (size_t f = 0; !oom && f < cur->frames.len; f++) {
-		uint32_t nf = prof_frame_intern(r, cur->frames.v[f].addr);
-		if (nf != f) {
-			oom = 1;
-			break;
-		}
-		r->frames.v[nf].module = cur->frames.v[f].module;
-		if (cur->frames.v[f].name != PROF_NONE &&
-		    (r->frames.v[nf].name = str_copy(r, cur, cur->frames.v[f].name)) == PROF_NONE)
-			oom = 1;
-		if (!keyer || !frame_rebuilt(cur, rb_cur, nf)) {
-			km_get(&km, diff_frame_key(cur, (uint32_t)f, kb, sizeof(kb)), nf, &oom);
-			continue;
-		}
-		for (int l = 0; l < DIFF_KEY_LEVELS; l++) {
-			const char *key = keyer->key(keyer->ctx, 1, nf, l, kb, sizeof(kb));
-			if (key)
-				km_get(&km, key, nf, &oom);
-		}
-	}
-	map.off = malloc((base->frames.len + 1) * sizeof(*map.off));
-	oom |= !map.off;
-	uint64_t synth = DIFF_NAMED_ADDR;
-	for (size_t f = 0; !oom && f < base->frames.len; f++) {
-		map.off[f] = (uint32_t)map.v.len;
-		map_base_frame(r, base, (uint32_t)f, rb_base, keyer, &km, &map, &synth, st, &oom);
-		map.off[f + 1] = (uint32_t)map.v.len;
-	}
-	oom = oom || add_samples(r, cur, NULL, 0, &sm) || add_samples(r, base, &map, 1, &sm);
-	if (!oom) {
+	prof *r = c.r;
+	c.oom = c.oom || add_samples(r, cur, NULL, c.cur_to, 0, &sm) || add_samples(r, base, &c.map, NULL, 1, &sm);
+	if (!c.oom) {
 		/* Drop what cancelled out exactly. */
 		size_t k = 0;
 		for (size_t i = 0; i < r->samples.len; i++) {
@@ -447,13 +538,15 @@ prof *diff_build_by(const prof *base, const prof *cur, const diff_keyer *keyer, 
 		r->meta = cur->meta;
 		r->meta.cmdline = str_copy(r, cur, cur->meta.cmdline);
 	}
-	free(map.off);
-	free(map.v.v);
-	free(rb_base);
-	free(rb_cur);
-	km_free(&km);
+	free(c.map.off);
+	free(c.map.v.v);
+	free(c.rb_base);
+	free(c.rb_cur);
+	free(c.bmod);
+	free(c.cur_to);
+	km_free(&c.km);
 	free(sm.slot);
-	if (oom) {
+	if (c.oom) {
 		prof_errorf(err, "diff: out of memory");
 		prof_free(r);
 		return NULL;
@@ -470,7 +563,7 @@ int diff_stats_say(const diff_stats *st, char *buf, size_t len)
 		n = (size_t)snprintf(buf, len, "BASE and NEW are different builds (%s); frames matched by symbol and source line",
 				     st->what);
 	if (st->unmatched && n < len)
-		snprintf(buf + n, len - n, "%s%" PRIu64 " frame%s of BASE matched none of NEW (shown by function name)",
+		snprintf(buf + n, len - n, "%s%" PRIu64 " frame%s of BASE matched none of NEW (shown as in BASE)",
 			 n ? "; " : "", st->unmatched, st->unmatched == 1 ? "" : "s");
 	return 1;
 }

@@ -14,8 +14,9 @@
 /* Keys by meaning, for frames of modules built differently in the two
  * profiles (another build-id, or a file of another name): levels are
  * tried in order (0: symbol + offset, 1: source lines); a BASE frame that
- * matches nothing becomes frames named by its functions. symbols/ fills
- * one (sym_diff_build). */
+ * matches nothing keeps BASE's module (added to the result, moved up when
+ * it overlaps NEW's) or, with none, becomes frames named by its functions.
+ * symbols/ fills one (sym_diff_build). */
 #define DIFF_KEY_LEVELS 2
 #define DIFF_LABELS_MAX 16
 typedef struct diff_keyer {
@@ -29,6 +30,9 @@ typedef struct diff_keyer {
 	 * table neither profile holds (names only): its address in NEW's
 	 * address space; 0, or -1 when unknown. */
 	int (*place)(void *ctx, uint32_t f, uint64_t *addr);
+	/* 1 when frame f of the side resolves here (its binary is read):
+	 * a matched pair is read through BASE's binary when only it can be. */
+	int (*readable)(void *ctx, int side, uint32_t f);
 	void *ctx;
 } diff_keyer;
 

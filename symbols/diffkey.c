@@ -57,6 +57,12 @@ static size_t diffkey_labels(void *ctx, uint32_t f, const char **out, size_t max
 	return n;
 }
 
+static int diffkey_readable(void *ctx, int side, uint32_t f)
+{
+	const sym_info *si = sym_frame(((diffkey *)ctx)->sy[side], f);
+	return si && (si->source == SYM_SRC_DWARF || si->source == SYM_SRC_ELF);
+}
+
 /* The module of s named path, read here at a known bias. */
 static const smod *module_read(const sym *s, const char *path, size_t len)
 {
@@ -91,7 +97,7 @@ prof *sym_diff_build(const prof *base, const sym_opts *base_so, const prof *cur,
 	if (!k.sy[0] || !k.sy[1]) {
 		prof_errorf(err, "diff: out of memory");
 	} else {
-		diff_keyer keyer = { diffkey_key, diffkey_labels, diffkey_place, &k };
+		diff_keyer keyer = { diffkey_key, diffkey_labels, diffkey_place, diffkey_readable, &k };
 		d = diff_build_by(base, cur, &keyer, st, err);
 	}
 	sym_close(k.sy[0]);

@@ -66,10 +66,13 @@ static char *arena_strdup(sym *s, const char *str)
 
 /* ---- module table ------------------------------------------------------ */
 
-static smod *module_get(sym *s, const char *path, size_t len)
+/* The module of that path (and build-id, when both are known: a diff
+ * holds two builds of one path), added when new. */
+static smod *module_get(sym *s, const char *path, size_t len, const char *build_id)
 {
 	for (size_t i = 0; i < s->nmods; i++)
-		if (strlen(s->mods[i].path) == len && !memcmp(s->mods[i].path, path, len))
+		if (strlen(s->mods[i].path) == len && !memcmp(s->mods[i].path, path, len) &&
+		    (!build_id || !s->mods[i].build_id || !strcmp(build_id, s->mods[i].build_id)))
 			return &s->mods[i];
 	if (s->nmods == s->capmods) {
 		size_t cap = s->capmods ? s->capmods * 2 : 16;
@@ -198,7 +201,7 @@ sym *sym_open(const prof *p, const sym_opts *o)
 		const char *path = prof_strat(p, pm->path);
 		if (!path || !*path || *path == '[')
 			continue;
-		smod *m = module_get(s, path, strlen(path));
+		smod *m = module_get(s, path, strlen(path), prof_strat(p, pm->build_id));
 		if (!m)
 			continue;
 		if (pm->build_id != PROF_NONE && !m->build_id)
@@ -216,7 +219,7 @@ sym *sym_open(const prof *p, const sym_opts *o)
 		v1name vn;
 		if (!name || v1name_parse(name, V1NAME_STRICT, &vn) || vn.path[0] == '[')
 			continue;
-		smod *m = module_get(s, vn.path, vn.path_len);
+		smod *m = module_get(s, vn.path, vn.path_len, NULL);
 		if (!m)
 			continue;
 		s->frames[f].mod = (uint32_t)(m - s->mods) + 1;

@@ -57,6 +57,11 @@ expect_eq "rebuild, lines: make_label's malloc line in NEW's source" "$(row "$OU
 	"-32000 -500 -32000 -500"
 expect_eq "rebuild, lines: the kept call's line in NEW's source" "$(row "$OUT" "handle_request shifted.c:$kept")" \
 	"0 0 -32000 -500"
+# Reversed (BASE is the build on disk, NEW's binary is gone): the rows
+# are read through BASE's binary, so they keep their lines.
+run_status "$MPROF" --diff b.pro --top=flat --format=tsv --granularity=line a.pro
+expect_eq "reversed, lines: make_label read through BASE's binary" "$(row "$OUT" "make_label shifted.c:$ml")" \
+	"32000 500 32000 500"
 # The same build twice: nothing to say.
 run ./app 700 c.pro
 run_status "$MPROF" --diff b.pro --top=flat --format=tsv c.pro
@@ -74,6 +79,12 @@ expect_eq "renamed: handle_request cum only" "$(row "$OUT" handle_request)" "0 0
 expect_eq "renamed: steady unchanged" "$(still "$OUT" steady)" still
 expect_eq "renamed: no flat above cum, no made-up address" "$(insane "$OUT")" ""
 expect_match "renamed: stderr names both programs" "$ERR" "BASE ran $W/app1, NEW $W/app2"
+# BASE-only frames keep BASE's source when its binary is here.
+build orig.c app3 -DNO_OLD
+run ./app3 1000 r3.pro
+old=$(grep -n 'store(malloc(100));' orig.c | cut -d: -f1)
+run_status "$MPROF" --diff r1.pro --top=flat --format=tsv --granularity=line r3.pro
+expect_eq "renamed, dropped: old_path keeps BASE's line" "$(row "$OUT" "old_path orig.c:$old")" "-1000 -10 -1000 -10"
 run_status "$MPROF" --diff r1.pro --top=flat --format=tsv --granularity=address r2.pro
 expect_eq "renamed, addresses: no row at a made-up address" "$(printf '%s\n' "$OUT" | grep -c 0xfff)" 0
 
@@ -94,13 +105,13 @@ expect_eq "fixed: steady unchanged" "$(still "$OUT" steady)" still
 run_status "$MPROF" --diff f1.pro --alloc --top=flat --format=tsv f2.pro
 expect_eq "fixed, alloc: the same allocations in both" "$(still "$OUT" make_label)" still
 
-# ---- a function dropped: BASE-only frames shown by name ----------------
+# ---- a function dropped: BASE-only frames in BASE's module -------------
 pair d1.pro d2.pro 100 -DNO_OLD
 expect_eq "dropped: old_path's 10 x 100 B gone, by name" "$(row "$OUT" old_path)" "-1000 -10 -1000 -10"
 expect_eq "dropped: main's cum is that" "$(row "$OUT" main)" "0 0 -1000 -10"
 expect_eq "dropped: make_label unchanged" "$(still "$OUT" make_label)" still
 expect_eq "dropped: no flat above cum, no made-up address" "$(insane "$OUT")" ""
-expect_match "dropped: stderr says what matched nothing" "$ERR" "[0-9]+ frames? of BASE matched none of NEW \\(shown by function name\\)"
+expect_match "dropped: stderr says what matched nothing" "$ERR" "[0-9]+ frames? of BASE matched none of NEW \\(shown as in BASE\\)"
 
 # ---- the TUI says so too: BASE NEW with d, and --diff -------------------
 . "$TOP/test/tmux.sh"
@@ -129,6 +140,6 @@ if [ -z "$GO" ]; then
 	echo "ok - # SKIP go tool pprof -raw: golang-go is not installed"
 else
 	raw=$(HOME=$TMP "$GO" tool pprof -raw d.pb.gz 2>&1)
-	expect_match "export: go tool pprof reads old_path at no address" "$raw" "^ +[0-9]+: 0x0 old_path "
+	expect_match "export: go tool pprof reads old_path in a mapping of BASE's build" "$raw" "^ +[0-9]+: 0x[0-9a-f]+ M=[0-9]+ old_path "
 	expect_eq "export: go tool pprof sees no made-up address" "$(printf '%s\n' "$raw" | grep -c 0xfff)" 0
 fi
