@@ -303,6 +303,17 @@ static uint64_t place_in_module(const prof *r, const prof *base, uint32_t f)
 	return 0;
 }
 
+/* 1 + the module of NEW that BASE's module i is a build of: the same file
+ * name, or the program itself under another name; 0 when none. */
+static uint32_t module_peer(const dctx *c, uint32_t i)
+{
+	const char *bn = path_base(c->base->strs.v + c->base->modules.v[i].path);
+	for (size_t j = 0; j < c->cur->modules.len; j++)
+		if (!strcmp(bn, path_base(c->cur->strs.v + c->cur->modules.v[j].path)))
+			return (uint32_t)j + 1;
+	return i == 0 && c->cur->modules.len && c->rb_cur[0] ? 1 : 0;
+}
+
 /* BASE's module i added to r (once), where no module of r is: moved up
  * past them, 2 MiB-aligned as loaders place libraries, when it overlaps. */
 static uint32_t module_apart(dctx *c, uint32_t i)
@@ -324,6 +335,8 @@ static uint32_t module_apart(dctx *c, uint32_t i)
 	c->bmod[i] = prof_module_add(c->r, c->base->strs.v + bm->path, bid, at, bm->size, bm->offset);
 	if (c->bmod[i] == PROF_NONE)
 		c->oom = 1;
+	else
+		c->r->modules.v[c->bmod[i]].peer = module_peer(c, i);
 	return c->bmod[i];
 }
 

@@ -62,6 +62,9 @@ typedef struct prof_module {
 	uint64_t base;     /* load address of the mapping with file offset 0 */
 	uint64_t size;     /* bytes mapped */
 	uint64_t offset;   /* file offset of base (usually 0) */
+	uint32_t peer;     /* a diff's BASE build: 1 + the module of NEW it stands
+			    * for (rows name both alike); 0 otherwise */
+	uint32_t pad;
 } prof_module;
 
 typedef struct prof_meta {

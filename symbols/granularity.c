@@ -77,7 +77,7 @@ static int fn_build(fn_ix *ix, const prof *p, sym *s)
 		if (!si)
 			return -1;
 		for (uint32_t k = 0; k < si->nchain; k++)
-			if (si->chain[k].func && fn_add(ix, si->chain[k].func, si->module))
+			if (si->chain[k].func && fn_add(ix, si->chain[k].func, si->ident))
 				return -1;
 	}
 	return 0;
@@ -127,7 +127,7 @@ int sym_nodemap(prof_nodemap *m, const prof *p, sym *s, enum sym_gran g)
 			break;
 		}
 		if (g == SYM_GRAN_MODULE) {
-			rc = push(m, si->module ? si->module : "[unknown]", 0);
+			rc = push(m, si->ident ? si->ident : "[unknown]", 0);
 		} else if (g == SYM_GRAN_ADDRESS) {
 			const sym_loc *l = &si->chain[0];
 			if (si->source == SYM_SRC_DWARF || si->source == SYM_SRC_ELF) {
@@ -148,10 +148,10 @@ int sym_nodemap(prof_nodemap *m, const prof *p, sym *s, enum sym_gran g)
 					rc = push(m, raw_label(si, raw, sizeof(raw)), fl);
 					continue;
 				}
-				int amb = fn_ambiguous(&ix, l->func) && si->module;
+				int amb = fn_ambiguous(&ix, l->func) && si->ident;
 				int n = snprintf(buf, sizeof(buf), "%s", l->func);
 				if (amb)
-					n += snprintf(buf + n, sizeof(buf) - (size_t)n, " (%s)", path_base(si->module));
+					n += snprintf(buf + n, sizeof(buf) - (size_t)n, " (%s)", path_base(si->ident));
 				if (g == SYM_GRAN_LINE && l->file && (size_t)n < sizeof(buf))
 					snprintf(buf + n, sizeof(buf) - (size_t)n, " %s:%d", path_base(l->file), l->line);
 				rc = push(m, buf, fl);

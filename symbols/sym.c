@@ -206,6 +206,10 @@ sym *sym_open(const prof *p, const sym_opts *o)
 			continue;
 		if (pm->build_id != PROF_NONE && !m->build_id)
 			m->build_id = arena_strdup(s, prof_strat(p, pm->build_id));
+		if (pm->peer && pm->peer <= p->modules.len && !m->ident) {
+			m->ident = prof_strat(p, p->modules.v[pm->peer - 1].path);
+			s->peers = 1;
+		}
 		if (!m->have_base) {
 			m->base = pm->base;
 			m->base_off = pm->offset;
@@ -512,6 +516,15 @@ static sym_info *resolve(sym *s, uint64_t addr, int is_return, uint32_t frame)
 	return si;
 }
 
+/* The path rows name si's module by (sym_info.ident). */
+static const char *module_ident(const sym *s, const char *module)
+{
+	for (size_t i = 0; s->peers && module && i < s->nmods; i++)
+		if (s->mods[i].ident && !strcmp(s->mods[i].path, module))
+			return s->mods[i].ident;
+	return module;
+}
+
 const sym_info *sym_resolve(sym *s, uint64_t addr, int is_return)
 {
 	is_return = !!is_return;
@@ -530,6 +543,7 @@ const sym_info *sym_resolve(sym *s, uint64_t addr, int is_return)
 	sym_info *e = resolve(s, addr, is_return, f);
 	if (!e || u64map_add_at(ix, at, addr, (uint32_t)c->n))
 		return NULL;
+	e->ident = module_ident(s, e->module);
 	e->is_return = is_return;
 	c->info[c->n++] = e;
 	return e;
@@ -542,8 +556,10 @@ const sym_info *sym_frame(sym *s, uint32_t frame)
 	sym_info *e = s->frames[frame].info;
 	if (!e) {
 		e = resolve(s, s->p->frames.v[frame].addr, 1, frame);
-		if (e)
+		if (e) {
 			e->is_return = 1;
+			e->ident = module_ident(s, e->module);
+		}
 		s->frames[frame].info = e;
 	}
 	return e;

@@ -53,6 +53,8 @@ typedef struct sym_info {
 	uint64_t addr;        /* as asked */
 	int is_return;        /* pc-1 was looked up */
 	const char *module;   /* recorded module path, or NULL when unknown */
+	const char *ident;    /* the module rows name it by: module, or for a
+			       * diff's BASE build the NEW module it stands for */
 	const char *local;    /* the module's file read here, or NULL */
 	uint64_t offset;      /* address in the module's file (pc - bias) */
 	const char *raw;      /* recorded name, or "0x<addr>" */

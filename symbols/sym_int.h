@@ -13,6 +13,8 @@ typedef struct smod {
 	const char *path;        /* as recorded (arena) */
 	char *local;             /* the file read here (malloc'd), or NULL */
 	const char *build_id;    /* hex, from the module table, or NULL */
+	const char *ident;       /* the path rows name it by (a diff's BASE
+				  * build: its NEW peer's), or NULL: path */
 	const char *why;         /* why it is missing */
 	uint64_t base, base_off; /* module table: mapping of file offset base_off */
 	uint64_t bias;           /* load address of vaddr 0 */
@@ -42,6 +44,7 @@ struct sym {
 	Dwfl *dwfl;
 	smod *mods;
 	size_t nmods, capmods, nfound;
+	int peers;               /* some module has an ident */
 	sym_missing_module *missing;
 	size_t nmissing, capmissing;
 	sym_frame_ent *frames;   /* per profile frame */

@@ -85,6 +85,9 @@ run ./app3 1000 r3.pro
 old=$(grep -n 'store(malloc(100));' orig.c | cut -d: -f1)
 run_status "$MPROF" --diff r1.pro --top=flat --format=tsv --granularity=line r3.pro
 expect_eq "renamed, dropped: old_path keeps BASE's line" "$(row "$OUT" "old_path orig.c:$old")" "-1000 -10 -1000 -10"
+run_status "$MPROF" --diff r1.pro --top=flat --format=tsv r3.pro
+expect_eq "renamed, dropped: one main row for both programs" "$(row "$OUT" main)" "0 0 -1000 -10"
+expect_eq "renamed, dropped: no row split by program" "$(printf '%s\n' "$OUT" | grep -c '(app[13])')" 0
 run_status "$MPROF" --diff r1.pro --top=flat --format=tsv --granularity=address r2.pro
 expect_eq "renamed, addresses: no row at a made-up address" "$(printf '%s\n' "$OUT" | grep -c 0xfff)" 0
 
