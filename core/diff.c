@@ -21,19 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hash.h"
 #include "core/path.h"
 #include "core/strix.h"
 #include "core/v1name.h"
 
-static size_t hash_bytes(const void *d, size_t n, size_t h)
-{
-	const unsigned char *s = d;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ s[i]) * 1099511628211ULL;
-	return h;
-}
-
-/* The last part of the path [path, end). */
 static const char *base_name(const char *path, const char *end)
 {
 	const char *b = path;
@@ -114,15 +106,22 @@ static void km_free(keymap *k)
 /* (stack frames, size) -> sample index of the result, for merging. */
 typedef struct smap {
 	uint32_t *slot;   /* sample index + 1 */
-	size_t mask, used;
+	uint32_t *tag;    /* the slot's hash, high half: most probes end here */
+	size_t mask;
 } smap;
 
-static size_t sample_hash(const prof *r, uint32_t s)
+static uint64_t sample_hash(const prof *r, uint32_t s)
 {
 	const prof_sample *sm = &r->samples.v[s];
-	const prof_stack *st = &r->stacks.v[sm->stack];
-	size_t h = hash_bytes(&sm->size, sizeof(sm->size), 1469598103934665603ULL);
-	return hash_bytes(prof_stack_frames(r, sm->stack), st->depth * sizeof(uint32_t), h);
+	const uint32_t *fr = prof_stack_frames(r, sm->stack);
+	uint32_t depth = r->stacks.v[sm->stack].depth, d = 0;
+	uint64_t h = hash_mix64(sm->size ^ depth);
+	/* Two frames a word: the mixer is the cost. */
+	for (; d + 1 < depth; d += 2)
+		h = hash_mix64(h ^ (((uint64_t)fr[d] << 32 | fr[d + 1]) + 0x9e3779b97f4a7c15ULL));
+	if (d < depth)
+		h = hash_mix64(h ^ fr[d]);
+	return h;
 }
 
 static int sample_same(const prof *r, uint32_t a, uint32_t b)
@@ -133,46 +132,38 @@ static int sample_same(const prof *r, uint32_t a, uint32_t b)
 	       !memcmp(prof_stack_frames(r, x->stack), prof_stack_frames(r, y->stack), sx->depth * sizeof(uint32_t));
 }
 
-static int sm_grow(const prof *r, smap *m)
+/* Room for n samples at most half full: the diff never grows it. */
+static int sm_init(smap *m, size_t n)
 {
-	size_t slots = m->slot ? (m->mask + 1) * 2 : 1024;
-	uint32_t *ns = calloc(slots, sizeof(*ns));
-	if (!ns)
-		return -1;
-	for (size_t i = 0; m->slot && i <= m->mask; i++) {
-		if (!m->slot[i])
-			continue;
-		size_t h = sample_hash(r, m->slot[i] - 1) & (slots - 1);
-		while (ns[h])
-			h = (h + 1) & (slots - 1);
-		ns[h] = m->slot[i];
-	}
-	free(m->slot);
-	m->slot = ns;
+	size_t slots = 1024;
+	while (slots < 2 * n + 2)
+		slots *= 2;
+	m->slot = calloc(slots, sizeof(*m->slot));
+	m->tag = malloc(slots * sizeof(*m->tag));
 	m->mask = slots - 1;
-	return 0;
+	return m->slot && m->tag ? 0 : -1;
 }
 
 /* Merges the last sample of r into an equal earlier one (and pops it), or
- * indexes it. sign -1 subtracts. 0 or -1 on ENOMEM. */
-static int merge_last(prof *r, smap *m)
+ * indexes it. */
+static void merge_last(prof *r, smap *m)
 {
 	uint32_t s = (uint32_t)r->samples.len - 1;
-	size_t h = sample_hash(r, s) & m->mask;
+	uint64_t hv = sample_hash(r, s);
+	uint32_t tag = (uint32_t)(hv >> 32);
+	size_t h = hv & m->mask;
 	while (m->slot[h]) {
 		uint32_t o = m->slot[h] - 1;
-		if (sample_same(r, o, s)) {
+		if (m->tag[h] == tag && sample_same(r, o, s)) {
 			prof_sample *d = &r->samples.v[o], *x = &r->samples.v[s];
 			counts_add(&d->c, &x->c);
 			r->samples.len--;
-			return 0;
+			return;
 		}
 		h = (h + 1) & m->mask;
 	}
 	m->slot[h] = s + 1;
-	if (++m->used * 2 > m->mask && sm_grow(r, m))
-		return -1;
-	return 0;
+	m->tag[h] = tag;
 }
 
 static uint32_t str_copy(prof *r, const prof *p, uint32_t off)
@@ -215,9 +206,9 @@ static int add_samples(prof *r, const prof *p, const fmap *map, const uint32_t *
 		uint64_t k = neg ? (uint64_t)-1 : 1;
 		if (sid == PROF_NONE ||
 		    prof_sample_add(r, sid, s->size, s->c.alloc_objs * k, s->c.alloc_bytes * k, s->c.free_objs * k,
-				    s->c.free_bytes * k) ||
-		    merge_last(r, m))
+				    s->c.free_bytes * k))
 			return -1;
+		merge_last(r, m);
 		/* A merged sample leaves its stack unused: take the stack back. */
 		if (r->samples.len && r->samples.v[r->samples.len - 1].stack != sid) {
 			r->stacks.len--;
@@ -527,7 +518,8 @@ prof *diff_build_by(const prof *base, const prof *cur, const diff_keyer *keyer, 
 	c.cur_to = malloc((cur->frames.len ? cur->frames.len : 1) * sizeof(*c.cur_to));
 	c.map.off = malloc((base->frames.len + 1) * sizeof(*c.map.off));
 	c.oom = !c.r || !c.rb_base || !c.rb_cur || !c.bmod || !c.cur_to || !c.map.off ||
-		strix_init(&c.km.ix, cur->frames.len, km_key, &c.km) || sm_grow(c.r, &sm);
+		strix_init(&c.km.ix, cur->frames.len, km_key, &c.km) ||
+		sm_init(&sm, cur->samples.len + base->samples.len);
 	for (size_t i = 0; !c.oom && i < base->modules.len; i++)
 		c.bmod[i] = PROF_NONE;
 	if (!c.oom)
@@ -559,6 +551,7 @@ prof *diff_build_by(const prof *base, const prof *cur, const diff_keyer *keyer, 
 	free(c.cur_to);
 	km_free(&c.km);
 	free(sm.slot);
+	free(sm.tag);
 	if (c.oom) {
 		prof_errorf(err, "diff: out of memory");
 		prof_free(r);
