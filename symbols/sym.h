@@ -7,8 +7,9 @@
  * symbols/: sym.c (the resolver and its cache), locate.c (finding a
  * module's file and debug info, build-id checks), index.c (DWARF function
  * and inline index), granularity.c (node maps: address, line, function,
- * module), nodeloc.c and source.c (a node's source lines), elffile.c (ELF
- * symbol tables for attach/). */
+ * module), nodeloc.c and source.c (a node's source lines), diffkey.c
+ * (what a frame means, for diffs across builds), elffile.c (ELF symbol
+ * tables for attach/). */
 #ifndef MPROF_SYM_H
 #define MPROF_SYM_H
 
