@@ -403,6 +403,32 @@ static void map_push(dctx *c, uint32_t rf)
 		c->map.v.v[c->map.v.len++] = rf;
 }
 
+/* What module m of p (a rebuilt one) is in both: its file name, or the
+ * program itself when the two run programs of other names. */
+static const char *module_ident(const prof *p, const prof *other, uint32_t m)
+{
+	const char *bn = path_base(p->strs.v + p->modules.v[m].path);
+	if (m || !other->modules.len)
+		return bn;
+	for (size_t j = 0; j < other->modules.len; j++)
+		if (!strcmp(bn, path_base(other->strs.v + other->modules.v[j].path)))
+			return bn;
+	return "<program>";
+}
+
+/* The keyer's key at level l for frame f of a side, within its module's
+ * identity (one function name may be in two libraries). */
+static const char *meaning_key(const dctx *c, int side, uint32_t f, int l, char *buf, size_t len)
+{
+	char kb[4096];
+	const prof *p = side ? c->cur : c->base, *other = side ? c->base : c->cur;
+	const char *key = c->k->key(c->k->ctx, side, f, l, kb, sizeof(kb));
+	if (!key)
+		return NULL;
+	snprintf(buf, len, "%s|%s", module_ident(p, other, p->frames.v[f].module), key);
+	return buf;
+}
+
 /* BASE frame f by key, or None: a rebuilt module's by the keyer's keys
  * (its NEW match read here through BASE's binary when only that one can
  * be: cur_to), others by diff_frame_key or NEW's copy of the module. */
@@ -413,7 +439,7 @@ static uint32_t match_base_frame(dctx *c, uint32_t f)
 	const diff_keyer *k = c->k;
 	if (k && frame_rebuilt(c->base, c->rb_base, f)) {
 		for (int l = 0; l < DIFF_KEY_LEVELS && rf == PROF_NONE; l++) {
-			const char *key = k->key(k->ctx, 0, f, l, kb, sizeof(kb));
+			const char *key = meaning_key(c, 0, f, l, kb, sizeof(kb));
 			if (key)
 				rf = km_get(&c->km, key, PROF_NONE, &c->oom);
 		}
@@ -498,7 +524,7 @@ static void add_cur(dctx *c)
 			continue;
 		}
 		for (int l = 0; l < DIFF_KEY_LEVELS; l++) {
-			const char *key = c->k->key(c->k->ctx, 1, nf, l, kb, sizeof(kb));
+			const char *key = meaning_key(c, 1, nf, l, kb, sizeof(kb));
 			if (key)
 				km_get(&c->km, key, nf, &c->oom);
 		}

@@ -129,6 +129,86 @@ static void test_diff_across_aslr(void **state)
 	prof_free(cur);
 }
 
+/* Two libraries rebuilt (other build-ids): liba and libb both define
+ * "init" at the same offset, so the keys must stay within their module. */
+static prof *make_builds(const char *bid, uint64_t base, int with_gone)
+{
+	prof *p = prof_new();
+	prof_module_add(p, "/opt/app/bin/app", "00aa", base, 0x10000, 0);
+	char b[64];
+	snprintf(b, sizeof(b), "%sa", bid);
+	prof_module_add(p, "/opt/app/lib/liba.so", b, base + 0x100000, 0x10000, 0);
+	snprintf(b, sizeof(b), "%sb", bid);
+	prof_module_add(p, "/opt/app/lib/libb.so", b, base + 0x200000, 0x10000, 0);
+	/* init in liba, init in libb, main in app (same build), gone() in libb */
+	uint64_t addrs[] = { base + 0x100010, base + 0x200010, base + 0x1000, base + 0x200400 };
+	uint32_t fr[4];
+	for (int i = 0; i < 3 + with_gone; i++) {
+		fr[i] = prof_frame_intern(p, addrs[i]);
+		p->frames.v[fr[i]].module = i == 2 ? 0 : i == 0 ? 1 : 2;
+	}
+	prof_sample_add(p, prof_stack_add(p, (uint32_t[]){ fr[0], fr[2] }, 2), 8, 10, 80, 0, 0);
+	prof_sample_add(p, prof_stack_add(p, (uint32_t[]){ fr[1], fr[2] }, 2), 8, 20, 160, 0, 0);
+	if (with_gone)
+		prof_sample_add(p, prof_stack_add(p, (uint32_t[]){ fr[3], fr[2] }, 2), 8, 3, 24, 0, 0);
+	return p;
+}
+
+/* A keyer by offset within a 0x100-byte "init", as symbols/ would give. */
+static const char *fake_key(void *ctx, int side, uint32_t f, int level, char *buf, size_t len)
+{
+	const prof *p = ((const prof **)ctx)[side];
+	const prof_frame *fr = &p->frames.v[f];
+	uint64_t off = fr->addr - p->modules.v[fr->module].base;
+	if (level || off >= 0x100)
+		return NULL;
+	snprintf(buf, len, "S:init+0x%llx", (unsigned long long)off);
+	return buf;
+}
+
+static void test_diff_across_builds(void **state)
+{
+	(void)state;
+	prof *base = make_builds("11", 0x555500000000, 1), *cur = make_builds("22", 0x563400000000, 0);
+	const prof *sides[2] = { base, cur };
+	diff_keyer k = { fake_key, NULL, NULL, NULL, sides };
+	diff_stats st;
+	prof_error err;
+	prof *d = diff_build_by(base, cur, &k, &st, &err);
+	assert_non_null(d);
+	assert_int_equal(st.rebuilt, 2);
+	assert_non_null(strstr(st.what, "liba.so: build-id 11a in BASE, 22a in NEW"));
+	assert_int_equal(st.unmatched, 1);
+	/* Every sample of init cancels within its own library: only gone() is left. */
+	assert_int_equal(d->samples.len, 1);
+	const uint32_t *fr = prof_stack_frames(d, d->samples.v[0].stack);
+	const prof_frame *g = &d->frames.v[fr[0]];
+	/* gone() keeps BASE's libb, added to the diff as the peer of NEW's libb,
+	 * at an address no module of NEW holds. */
+	assert_int_equal(g->module, 3);
+	assert_string_equal(d->strs.v + d->modules.v[3].build_id, "11b");
+	assert_int_equal(d->modules.v[3].peer, 3);
+	for (uint32_t i = 0; i < 3; i++)
+		assert_false(g->addr >= d->modules.v[i].base && g->addr < d->modules.v[i].base + d->modules.v[i].size);
+	assert_true(g->addr < DIFF_NAMED_ADDR);
+	int64_t v[AGG_NMETRIC];
+	agg_sample_vals(&d->samples.v[0], v);
+	assert_int_equal(v[AGG_INUSE_BYTES], -24);
+	char msg[512];
+	assert_true(diff_stats_say(&st, msg, sizeof(msg)));
+	assert_non_null(strstr(msg, "1 frame of BASE matched none of NEW"));
+	/* Without a keyer frames match by module + offset as within a build;
+	 * gone() is still in BASE's libb, not at an address of NEW's. */
+	prof *n = diff_build(base, cur, &err);
+	assert_non_null(n);
+	assert_int_equal(n->samples.len, 1);
+	assert_int_equal(n->frames.v[prof_stack_frames(n, n->samples.v[0].stack)[0]].module, 3);
+	prof_free(n);
+	prof_free(d);
+	prof_free(base);
+	prof_free(cur);
+}
+
 static void test_diff_keys(void **state)
 {
 	(void)state;
@@ -153,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_pprof_round_trip),
 		cmocka_unit_test(test_diff_across_aslr),
 		cmocka_unit_test(test_diff_keys),
+		cmocka_unit_test(test_diff_across_builds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
