@@ -63,6 +63,7 @@ int follow_open_path(follow *f, const char *path, int pid, prof_error *err)
 	f->ring_pos = __atomic_load_n(&f->m.h->ring_head, __ATOMIC_ACQUIRE);
 	f->resync = 1;
 	tl_init(&f->tl, 100 * 1000000LL);
+	tl_advance(&f->tl, follow_now_ns(f) / f->tl.bucket_ns);   /* the run starts at the attach */
 	return 0;
 }
 

@@ -45,3 +45,19 @@ tmux_start() {
 	wait_for '$' || not_ok "shell prompt in tmux" "$(screen)"
 	keys "cd '$dir'" Enter
 }
+# rev_cols N: the columns of screen line N drawn in reverse video (read from
+# capture-pane -e's attributes), space-separated.
+rev_cols() {
+	tm capture-pane -p -e -t t | sed -n "${1}p" | python3 -c '
+import re, sys
+line, col, rev, cols = sys.stdin.read().rstrip("\n"), 0, False, []
+for tok in re.findall(r"\x1b\[[0-9;]*m|.", line):
+    if tok.startswith("\x1b["):
+        codes = tok[2:-1].split(";")
+        if codes == [""] or "0" in codes or "27" in codes: rev = False
+        if "7" in codes: rev = True
+        continue
+    if rev: cols.append(col)
+    col += 1
+print(" ".join(map(str, cols)))'
+}

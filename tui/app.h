@@ -162,6 +162,12 @@ void line_set(app *a, int y, long row);
  * line_of(r), in height lines; returns the first list line to draw. */
 long scroll_lines(app *a, long sel_line, long nlines, long height);
 
+/* strip.c: the timeline strips' columns: the buckets one holds for n to
+ * fit width (their peak is drawn), and one column's bar, v of max, drawn
+ * with at at the cursor. */
+int64_t strip_per(int64_t n, int64_t width);
+void strip_bar(app *a, int64_t v, int64_t max, attr_t at);
+
 /* newmarks.c: the diff a mode shows and its NEW marks.  Between two
  * moments (live, recording): d, a snap_delta result, and its is_new per
  * stack, both owned.  Two files: newp, NEW's profile, borrowed. */

@@ -43,6 +43,8 @@ const help_line help_lines[] = {
 	{ "m", "take a snapshot (numbered, with its time and total)" },
 	{ "d", "diff two snapshots (now counts as one): growth per row, NEW rows; d again closes" },
 	{ "p", "pause / resume the updates" },
+	{ "z Z", "strip: zoom in / out, 100 ms to 1 h a column (the newest at the right)" },
+	{ "=", "strip: fit the whole run since the attach (the default)" },
 	{ "w W", "write now, a snapshot (#N FILE) or the diff: native (w) or skynet v1 (W)" },
 	{ "", "Recordings (mprof-tui DIR): every screen shows the heap at the cursor" },
 	{ "Left Right", "move the cursor a 100 ms bucket (Shift-Left/Right in the tree)" },

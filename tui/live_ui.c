@@ -1,9 +1,10 @@
 /* live_ui.c - live mode: a hooked process followed on the screens of file
  * mode. The profile is refreshed every interval (the view keeps its place
  * through view_reload), the event ring is drained into a timeline strip
- * above the table, and the keys m (snapshot), d (diff two snapshots, the
- * leak hunter's screen), p (pause) and w/W (write now or a snapshot) work
- * on it. */
+ * above the table (the whole run fitted, or zoomed with z Z; = fits), every
+ * figure on screen is of the same refresh, and the keys m (snapshot), d
+ * (diff two snapshots, the leak hunter's screen), p (pause) and w/W (write
+ * now or a snapshot) work on it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -29,6 +30,21 @@
 #define LIVE_SNAPS 64
 #define LIVE_DRAIN_MS 100
 #define LIVE_STRIP 3
+#define LIVE_FIT -1   /* zoom: the whole run since the attach fits the strip */
+
+/* The strip's zoom steps, in milliseconds a column. */
+static const int64_t zoom_ms[] = { 100, 200, 500, 1000, 2000, 5000, 10000, 30000, 60000, 120000, 300000, 600000,
+				   1800000, 3600000 };
+#define LIVE_NZOOM ((int)(sizeof(zoom_ms) / sizeof(zoom_ms[0])))
+
+/* The moment on screen: the title's total, the strip's figures and the
+ * diff's growth all come from the one tick that read it. */
+typedef struct live_moment {
+	int64_t ns;              /* on the segment's clock */
+	int64_t k;               /* its timeline bucket: the strip ends there */
+	int64_t heap, peak;      /* heap in use from the counters, as the table's */
+	int64_t rss, peak_rss;
+} live_moment;
 
 typedef struct live_ui {
 	follow f;
@@ -36,6 +52,8 @@ typedef struct live_ui {
 	sym_opts so;
 	int interval_ms;
 	int paused;
+	int zoom;                /* index into zoom_ms, or LIVE_FIT */
+	live_moment at;          /* what the screen shows */
 	int64_t next_sync, next_drain;   /* monotonic ms */
 	int final_done;          /* the exit was seen and the last state read */
 	snap snaps[LIVE_SNAPS];
@@ -46,6 +64,7 @@ typedef struct live_ui {
 	char state[300];         /* the title's start: pid, running/PAUSED/EXITED, DIFF */
 	char title[700];
 	char note[600];          /* the status line's right end */
+	char growth[VIEW_STATUS_LEN];   /* the diff's status line, rewritten as "now" moves while it shows */
 	char out[512];           /* -- CMD: where its output goes */
 	const char *cmd;         /* -- CMD: argv[0], reported when it is stopped */
 	int ran;                 /* the UI ran: say how the child ended */
@@ -107,7 +126,7 @@ static const char *moment_name(const live_ui *lv, int i, char *buf, size_t len)
 
 static int64_t moment_ns(const live_ui *lv, int i)
 {
-	return i < 0 ? follow_now_ns(&lv->f) : lv->snaps[i].mono_ns;
+	return i < 0 ? lv->at.ns : lv->snaps[i].mono_ns;
 }
 
 static void exit_text(const live_ui *lv, char *buf, size_t len)
@@ -144,13 +163,34 @@ static void title_update(app *a)
 /* ---- refresh ---------------------------------------------------------------- */
 
 static int rebuild_diff(app *a, int frames_changed);
+static void growth_status(app *a);
 
-/* Reads the segment and, unless a diff of snapshots is on screen, puts the
- * new state under the view. Returns 1 when something changed. */
+/* The moment just read: the counters' total (the table's), the timeline
+ * up to now. */
+static void moment_take(live_ui *lv)
+{
+	const timeline *t = &lv->f.tl;
+	live_moment *m = &lv->at;
+	m->ns = follow_now_ns(&lv->f);
+	m->k = t->last;
+	m->heap = lv->f.inuse_bytes;
+	m->peak = t->peak > m->heap ? t->peak : m->heap;
+	m->rss = t->cur_rss;
+	m->peak_rss = t->peak_rss;
+}
+
+/* Reads the ring and the segment at one moment and, unless a diff of
+ * snapshots is on screen, puts the new state under the view. Returns 1
+ * when something changed, or the strip's time moved on. */
 static int live_refresh(app *a)
 {
 	live_ui *lv = LV(a);
+	int64_t k0 = lv->at.k;
+	if (!lv->f.exited)
+		follow_drain(&lv->f);   /* the strip up to the moment of the counters */
 	int ch = follow_sync(&lv->f);
+	if (ch >= 0)
+		moment_take(lv);
 	if (ch < 0) {
 		snprintf(a->v.status, sizeof(a->v.status), "out of memory reading the segment");
 		return 1;
@@ -161,10 +201,14 @@ static int live_refresh(app *a)
 		snprintf(lv->note, sizeof(lv->note), "history before the attach is unknown (%" PRIu64
 			 " older frees apart)", lv->f.p->meta.unknown_frees);
 	if (!ch)
-		return 0;
+		return lv->at.k != k0;   /* nothing moved but time: the strip goes on */
 	if (lv->diff) {
-		if (lv->to < 0)   /* "now" is one end: the diff moves too */
+		if (lv->to < 0) {   /* "now" is one end: the diff moves too, and its growth */
+			int shown = !strcmp(a->v.status, lv->growth);
 			rebuild_diff(a, ch & FOLLOW_FRAMES);
+			if (shown)
+				growth_status(a);
+		}
 		return 1;
 	}
 	char keep[VIEW_STATUS_LEN];
@@ -200,9 +244,8 @@ static int live_tick(app *a)
 	int64_t now = mono_ms();
 	int redraw = 0;
 	if (!lv->f.exited && now >= lv->next_drain) {
-		follow_drain(&lv->f);
+		follow_drain(&lv->f);   /* keeps up with the ring; the screen moves at the refresh */
 		lv->next_drain = now + LIVE_DRAIN_MS;
-		redraw = !lv->paused;
 	}
 	if (now >= lv->next_sync && !lv->final_done) {
 		lv->next_sync = now + lv->interval_ms;
@@ -281,14 +324,23 @@ static int diff_open(app *a, int from, int to)
 		return -1;
 	}
 	v->hist[0].sel = v->hist[0].top = 0;
+	growth_status(a);
+	title_update(a);
+	return 0;
+}
+
+/* The status line of the diff, its growth of the diff's own totals. */
+static void growth_status(app *a)
+{
+	live_ui *lv = LV(a);
+	view *v = &a->v;
 	char f[16], t[16], g[48];
 	fmt_delta(g, sizeof(g), v->a->total[AGG_INUSE_BYTES], 0);
 	snprintf(v->status, sizeof(v->status),
 		 "growth %s -> %s: %s in use; largest first, NEW = stack not there at %s; Enter/t on growth; d closes",
-		 moment_name(lv, from, f, sizeof(f)), moment_name(lv, to, t, sizeof(t)), g,
-		 moment_name(lv, from, f, sizeof(f)));
-	title_update(a);
-	return 0;
+		 moment_name(lv, lv->from, f, sizeof(f)), moment_name(lv, lv->to, t, sizeof(t)), g,
+		 moment_name(lv, lv->from, f, sizeof(f)));
+	snprintf(lv->growth, sizeof(lv->growth), "%s", v->status);
 }
 
 static void diff_close(app *a)
@@ -330,7 +382,7 @@ static void snapshot_take(app *a)
 	if (!lv->paused && !lv->final_done)
 		live_refresh(a);   /* the state of this moment, not of the last refresh */
 	snap *s = &lv->snaps[lv->nsnaps];
-	if (snap_take(s, lv->f.p, lv->nsnaps + 1, (int64_t)time(NULL), follow_now_ns(&lv->f))) {
+	if (snap_take(s, lv->f.p, lv->nsnaps + 1, (int64_t)time(NULL), lv->at.ns)) {   /* the moment of the profile */
 		snprintf(v->status, sizeof(v->status), "snapshot: out of memory");
 		return;
 	}
@@ -344,6 +396,7 @@ static void snapshot_take(app *a)
 
 static void answer_write(app *a, const char *ans);
 static void answer_diff(app *a, const char *ans);
+static void zoom_key(app *a, int key);
 
 static int ask_write(app *a, int v1)
 {
@@ -436,6 +489,9 @@ static int live_key(app *a, int key)
 		return REACT_REDRAW;
 	case 'm':
 		snapshot_take(a);
+		return REACT_REDRAW;
+	case 'z': case 'Z': case '=':
+		zoom_key(a, key);
 		return REACT_REDRAW;
 	case 'q': case 'Q':
 		return quit_key(a, key);
@@ -561,43 +617,94 @@ static int live_strip_height(const app *a)
 	return a->h >= 14 && a->wd >= 40 ? LIVE_STRIP : 0;
 }
 
-/* Draws the heap (or RSS) of the newest buckets as bars; the columns in
- * which snapshots were taken (marks: their times, n of them) are drawn in
- * reverse video, so a diff's two ends can be seen on the curve. */
-static void spark(app *a, int y, int x, int width, const timeline *t, int rss, const int64_t *marks, int nmarks)
+/* The strip's columns: each holds per buckets, column c those from
+ * origin + c * per; shown, the columns first..last (last: the moment's). */
+typedef struct strip_cols {
+	int64_t per, first, last;
+} strip_cols;
+
+static strip_cols strip_cols_of(const live_ui *lv, int width)
 {
-	static const char *const bars[] = { " ", "\xe2\x96\x81", "\xe2\x96\x82", "\xe2\x96\x83", "\xe2\x96\x84",
-					    "\xe2\x96\x85", "\xe2\x96\x86", "\xe2\x96\x87", "\xe2\x96\x88" };
-	static const char ascii[] = " .:-=+*#@";
-	if (width <= 0 || t->last < 0)
+	const timeline *t = &lv->f.tl;
+	int64_t n = lv->at.k - t->origin + 1;
+	strip_cols c;
+	c.per = lv->zoom == LIVE_FIT ? strip_per(n, width) : zoom_ms[lv->zoom] * 1000000 / t->bucket_ns;
+	c.last = (n - 1) / c.per;
+	c.first = c.last - width + 1 > 0 ? c.last - width + 1 : 0;
+	return c;
+}
+
+/* The column of a moment on the segment's clock (before the run: -1). */
+static int64_t strip_col_of(const live_ui *lv, const strip_cols *c, int64_t ns)
+{
+	int64_t k = ns / lv->f.tl.bucket_ns - lv->f.tl.origin;
+	return k < 0 ? -1 : k / c->per;
+}
+
+/* Draws the heap (or RSS) of the shown columns as bars, each the peak of
+ * its buckets; the columns in which snapshots were taken are drawn in
+ * reverse video, so a diff's two ends can be seen on the curve. */
+static void spark(app *a, int y, int x, const strip_cols *c, int rss)
+{
+	const live_ui *lv = LV(a);
+	const timeline *t = &lv->f.tl;
+	if (lv->at.k < t->origin)
 		return;
-	int64_t last = t->last, first = last - width + 1;
-	if (first < tl_first(t))
-		first = tl_first(t);
 	int64_t max = 0;
-	for (int64_t k = first; k <= last; k++) {
-		const tl_bucket *b = tl_at(t, k);
-		int64_t v = rss ? b->rss : b->heap;
+	for (int64_t col = c->first; col <= c->last; col++) {
+		int64_t k = t->origin + col * c->per;
+		tl_bucket b = tl_span(t, k, k + c->per - 1 < lv->at.k ? k + c->per - 1 : lv->at.k);
+		int64_t v = rss ? b.rss : b.heap;
 		if (v > max)
 			max = v;
 	}
 	wmove(a->w, y, x);
-	for (int64_t k = first; k <= last; k++) {
-		const tl_bucket *b = tl_at(t, k);
-		int64_t v = rss ? b->rss : b->heap;
-		int lvl = max > 0 && v > 0 ? (int)((v * 8 + max - 1) / max) : 0;
-		if (lvl > 8)
-			lvl = 8;
+	for (int64_t col = c->first; col <= c->last; col++) {
+		int64_t k = t->origin + col * c->per;
+		tl_bucket b = tl_span(t, k, k + c->per - 1 < lv->at.k ? k + c->per - 1 : lv->at.k);
 		int marked = 0;
-		for (int i = 0; i < nmarks && !marked; i++)
-			marked = marks[i] / t->bucket_ns == k;
-		wattrset(a->w, (rss ? a->attr[ATTR_DIM] : a->attr[ATTR_LABEL]) | (marked ? A_REVERSE : 0));
-		if (a->utf8)
-			waddstr(a->w, bars[lvl]);
-		else
-			waddch(a->w, (chtype)ascii[lvl]);
+		for (int i = 0; i < lv->nsnaps && !marked; i++)
+			marked = strip_col_of(lv, c, lv->snaps[i].mono_ns) == col;
+		strip_bar(a, rss ? b.rss : b.heap, max,
+			  (rss ? a->attr[ATTR_DIM] : a->attr[ATTR_LABEL]) | (marked ? A_REVERSE : 0));
 	}
 	wattrset(a->w, A_NORMAL);
+}
+
+/* "100 ms", "1.5 s", "2 min", "1 h": the time a column holds. */
+static const char *fmt_span(char *buf, size_t len, int64_t ms)
+{
+	if (ms < 1000)
+		snprintf(buf, len, "%" PRId64 " ms", ms);
+	else if (ms < 60000)
+		snprintf(buf, len, "%.3g s", (double)ms / 1000);
+	else if (ms < 3600000)
+		snprintf(buf, len, "%.3g min", (double)ms / 60000);
+	else
+		snprintf(buf, len, "%.3g h", (double)ms / 3600000);
+	return buf;
+}
+
+/* Snapshots whose columns lie left of the strip: said at its left end, in
+ * reverse video like a mark, never lost silently. */
+static void off_strip_note(app *a, int y, int x, int width, const strip_cols *c)
+{
+	const live_ui *lv = LV(a);
+	char note[200];
+	size_t n = (size_t)snprintf(note, sizeof(note), "%s", a->utf8 ? "\xe2\x80\xb9" : "<");
+	int off = 0;
+	for (int i = 0; i < lv->nsnaps && n < sizeof(note); i++) {
+		int64_t col = strip_col_of(lv, c, lv->snaps[i].mono_ns);
+		if (col >= c->first || col < 0)
+			continue;
+		n += (size_t)snprintf(note + n, sizeof(note) - n, " #%d", lv->snaps[i].number);
+		off++;
+	}
+	if (!off)
+		return;
+	if (n < sizeof(note))
+		snprintf(note + n, sizeof(note) - n, " off-strip ");
+	put_text(a, y, x, width / 2, note, a->attr[ATTR_LABEL] | A_REVERSE, 0);
 }
 
 static void live_strip_draw(app *a)
@@ -606,14 +713,17 @@ static void live_strip_draw(app *a)
 	if (!hgt || a->h < 6 || a->wd < 30)
 		return;
 	live_ui *lv = LV(a);
-	const timeline *t = &lv->f.tl;
-	char hv[32], hp[32], rv[32], rp[32], line[600];
-	view_fmt_value(hv, sizeof(hv), t->cur, 0);
-	view_fmt_value(hp, sizeof(hp), t->peak, 0);
-	view_fmt_value(rv, sizeof(rv), t->cur_rss, 0);
-	view_fmt_value(rp, sizeof(rp), t->peak_rss, 0);
-	size_t n = (size_t)snprintf(line, sizeof(line), " heap %s (peak %s)  rss %s (peak %s)  %d ms/col", hv, hp,
-				    rv, rp, LIVE_DRAIN_MS);
+	const live_moment *m = &lv->at;
+	int w = a->wd - 6;
+	strip_cols c = strip_cols_of(lv, w);
+	char hv[32], hp[32], rv[32], rp[32], col[32], line[600];
+	view_fmt_value(hv, sizeof(hv), m->heap, 0);
+	view_fmt_value(hp, sizeof(hp), m->peak, 0);
+	view_fmt_value(rv, sizeof(rv), m->rss, 0);
+	view_fmt_value(rp, sizeof(rp), m->peak_rss, 0);
+	fmt_span(col, sizeof(col), c.per * lv->f.tl.bucket_ns / 1000000);
+	size_t n = (size_t)snprintf(line, sizeof(line), " heap %s (peak %s)  rss %s (peak %s)  %s%s/col", hv, hp,
+				    rv, rp, lv->zoom == LIVE_FIT ? "fit " : "", col);
 	if (lv->f.lost_events && n < sizeof(line))
 		n += (size_t)snprintf(line + n, sizeof(line) - n, "  %" PRIu64 " events lost", lv->f.lost_events);
 	for (int i = 0; i < lv->nsnaps && n < sizeof(line); i++) {
@@ -623,14 +733,45 @@ static void live_strip_draw(app *a)
 				      view_fmt_value(b, sizeof(b), lv->snaps[i].total[AGG_INUSE_BYTES], 0));
 	}
 	put_text(a, 2, 0, a->wd, line, A_BOLD, 1);
-	int w = a->wd - 6;
-	int64_t marks[LIVE_SNAPS];
-	for (int i = 0; i < lv->nsnaps; i++)
-		marks[i] = lv->snaps[i].mono_ns;
 	put_text(a, 3, 0, 6, " heap ", A_BOLD, 1);
-	spark(a, 3, 6, w, t, 0, marks, lv->nsnaps);
+	spark(a, 3, 6, &c, 0);
+	off_strip_note(a, 3, 6, w, &c);
 	put_text(a, 4, 0, 6, " rss  ", A_BOLD, 1);
-	spark(a, 4, 6, w, t, 1, marks, lv->nsnaps);
+	spark(a, 4, 6, &c, 1);
+}
+
+/* z and Z: a column holds the next finer or coarser step (from the fit,
+ * the steps around its width); = fits the whole run again. */
+static void zoom_key(app *a, int key)
+{
+	live_ui *lv = LV(a);
+	view *v = &a->v;
+	if (key == '=') {
+		lv->zoom = LIVE_FIT;
+		snprintf(v->status, sizeof(v->status), "strip: the whole run since the attach, the columns widen as it grows");
+		return;
+	}
+	int64_t ms = strip_cols_of(lv, a->wd - 6).per * lv->f.tl.bucket_ns / 1000000;
+	int z = lv->zoom;
+	if (z == LIVE_FIT) {   /* the step just finer (z) or coarser (Z) than the fit */
+		for (z = key == 'z' ? LIVE_NZOOM - 1 : 0; z >= 0 && z < LIVE_NZOOM; z += key == 'z' ? -1 : 1)
+			if (key == 'z' ? zoom_ms[z] < ms : zoom_ms[z] > ms)
+				break;
+	} else {
+		z += key == 'z' ? -1 : 1;
+	}
+	if (z < 0 || z >= LIVE_NZOOM) {
+		char b[32];
+		snprintf(v->status, sizeof(v->status), "strip: %s a column is the %s; = fits the whole run",
+			 fmt_span(b, sizeof(b), ms), key == 'z' ? "finest" : "coarsest");
+		return;
+	}
+	lv->zoom = z;
+	char b[32], span[32];
+	fmt_span(b, sizeof(b), zoom_ms[z]);
+	fmt_span(span, sizeof(span), zoom_ms[z] * (a->wd - 6));
+	snprintf(v->status, sizeof(v->status), "strip: %s a column, the last %s; z Z zoom, = fits the whole run", b,
+		 span);
 }
 
 /* ---- the entry ----------------------------------------------------------------------- */
@@ -669,7 +810,7 @@ static void live_free(app *a)
 }
 
 static const keybar_item live_keys[] = {
-	{ "m", "Snap " }, { "d", "Diff " }, { "p", "Pause " }, { "w", "Write " }, { NULL, NULL },
+	{ "m", "Snap " }, { "d", "Diff " }, { "p", "Pause " }, { "w", "Write " }, { "z", "Zoom " }, { NULL, NULL },
 };
 
 const mode_ops live_mode = {
@@ -746,8 +887,10 @@ int tui_live(const tui_live_opts *o)
 	lv.so = o->so;
 	a.mode = &live_mode;
 	a.mode_data = &lv;   /* from here on app_free stops the child and closes all */
+	lv.zoom = LIVE_FIT;
 	int bad = follow_sync(&lv.f) < 0;
 	if (!bad) {
+		moment_take(&lv);
 		sym_reopen(&a);
 		title_update(&a);
 		bad = app_view_open(&a, lv.f.p, o->gran, lv.title);

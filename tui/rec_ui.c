@@ -298,8 +298,7 @@ static void rec_strip_draw(app *a)
 	rec_ui *u = RU(a);
 	recording *r = u->r;
 	/* The whole run at any width: a column holds per buckets (their highest). */
-	size_t w = a->wd > 1 ? (size_t)a->wd - 1 : 1;
-	size_t per = r->ntl > w ? (r->ntl + w - 1) / w : 1;
+	size_t per = (size_t)strip_per((int64_t)r->ntl, a->wd > 1 ? a->wd - 1 : 1);
 	size_t ncol = (r->ntl + per - 1) / per;
 	int64_t max = 1;
 	for (size_t i = 0; i < r->ntl; i++)
@@ -312,22 +311,13 @@ static void rec_strip_draw(app *a)
 		 view_fmt_value(pk, sizeof(pk), r->peak, 0), (double)r->peak_time / 1e9, u->marked ? "" : "(start) ",
 		 bucket_s(r, u->mark), r->wait_count ? "   producer waited" : "", r->lost ? "   EVENTS LOST" : "");
 	put_text(a, 2, 0, a->wd, line, A_BOLD, 1);
-	static const char *const bars[] = { " ", "\xe2\x96\x81", "\xe2\x96\x82", "\xe2\x96\x83", "\xe2\x96\x84",
-					    "\xe2\x96\x85", "\xe2\x96\x86", "\xe2\x96\x87", "\xe2\x96\x88" };
-	static const char ascii[] = " .:-=+*#@";
 	wmove(a->w, 3, 1);
 	for (size_t c = 0; c < ncol; c++) {
 		int64_t v = 0;
 		for (size_t i = c * per; i < (c + 1) * per && i < r->ntl; i++)
 			if (r->tl[i].peak > v)
 				v = r->tl[i].peak;
-		int lvl = v > 0 ? (int)((v * 8 + max - 1) / max) : 0;
-		attr_t at = c == u->cur / per ? a->attr[ATTR_SEL] : a->attr[ATTR_LABEL];
-		wattrset(a->w, at);
-		if (a->utf8)
-			waddstr(a->w, bars[lvl > 8 ? 8 : lvl]);
-		else
-			waddch(a->w, (chtype)ascii[lvl > 8 ? 8 : lvl]);
+		strip_bar(a, v, max, c == u->cur / per ? a->attr[ATTR_SEL] : a->attr[ATTR_LABEL]);
 	}
 	wattrset(a->w, A_NORMAL);
 	/* Markers: ^ cursor, P the peak, m the mark, w where the producer waited. */

@@ -152,9 +152,9 @@ keys "'$MPROF' --attach $T --interval 200; echo EXIT=\$?" Enter
 check "attach: the table opens on the live process" "Main table"
 check "attach: the leaking function shows" "leak_here"
 expect_match "attach: title names the pid, running" "$(screen | sed -n 1p)" "pid $T running +in use bytes .*granularity function +$TMP/leaker"
-expect_match "attach: the key bar lists live mode's keys" "$(screen | sed -n 30p)" "^F1Help mSnap dDiff pPause wWrite EnterCallers"
+expect_match "attach: the key bar lists live mode's keys" "$(screen | sed -n 30p)" "^F1Help mSnap dDiff pPause wWrite zZoom EnterCallers"
 expect_match "attach: timeline strip with heap and rss numbers" "$(screen | sed -n 3p)" \
-	"^ heap [0-9.]+ [KM]?i?B \(peak [0-9.]+ [KM]?i?B\)  rss [0-9.]+ [KM]?i?B \(peak [0-9.]+ [KM]?i?B\)  100 ms/col"
+	"^ heap [0-9.]+ [KM]?i?B \(peak [0-9.]+ [KM]?i?B\)  rss [0-9.]+ [KM]?i?B \(peak [0-9.]+ [KM]?i?B\)  fit 100 ms/col"
 expect_match "attach: heap sparkline" "$(screen | sed -n 4p)" "^ heap .*[▁▂▃▄▅▆▇█]"
 expect_match "attach: rss sparkline" "$(screen | sed -n 5p)" "^ rss  .*[▁▂▃▄▅▆▇█]"
 keys d
@@ -166,21 +166,17 @@ keys m
 check "m takes snapshot #2" "snapshot #2 at"
 expect_match "the strip lists both snapshots" "$(screen | sed -n 3p)" "snaps #1 \+[0-9.]+s .* #2 \+[0-9.]+s"
 # The columns of the two snapshots are marked (reverse video) on the heap
-# curve, at least 2 s (20 columns of 100 ms) apart. A mark shows once the
-# timeline has reached the snapshot's column (the next refresh): polled.
+# curve, at least 2 s apart at the strip's ms/col (100 ms while the run fits
+# at that). A mark shows once the timeline has reached the snapshot's
+# column (the next refresh): polled.
 marks() {
-	tm capture-pane -p -e -t t | sed -n 4p | python3 -c '
-import re, sys
-line, col, rev, cols = sys.stdin.read().rstrip("\n"), 0, False, []
-for tok in re.findall(r"\x1b\[[0-9;]*m|.", line):
-    if tok.startswith("\x1b["):
-        codes = tok[2:-1].split(";")
-        if codes == [""] or "0" in codes or "27" in codes: rev = False
-        if "7" in codes: rev = True
-        continue
-    if rev: cols.append(col)
-    col += 1
-print(len(cols), "apart" if len(cols) == 2 and 19 <= cols[1] - cols[0] <= 120 else cols)'
+	ms=$(screen | sed -n 3p | sed -n 's/.* \([0-9][0-9]*\) ms\/col.*/\1/p')
+	set -- $(rev_cols 4)
+	if [ $# -eq 2 ] && [ -n "$ms" ] && [ $((($2 - $1 + 1) * ms)) -ge 2000 ] && [ $((($2 - $1) * ms)) -le 12000 ]; then
+		echo "2 apart"
+	else
+		echo "$* ($ms ms/col)"
+	fi
 }
 n=0
 while marked=$(marks) && [ "$marked" != "2 apart" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done

@@ -98,6 +98,34 @@ static void test_timeline(void **state)
 	tl_advance(&t, TL_KEEP + 10);   /* scrolls: only the newest are kept */
 	assert_int_equal(tl_first(&t), 11);
 	assert_int_equal(tl_at(&t, TL_KEEP + 10)->heap, 9);
+	/* The scrolled-off buckets are still in the run's summary. */
+	assert_int_equal(tl_span(&t, 0, 0).heap, 50);
+	assert_int_equal(tl_span(&t, 0, TL_KEEP + 10).heap, 50);
+	assert_int_equal(tl_span(&t, 3, TL_KEEP + 10).heap, 9);
+}
+
+/* An hour of 100 ms buckets after a late start: the summary halves its
+ * resolution as it fills, keeps every peak, and the newest buckets stay exact. */
+static void test_timeline_run(void **state)
+{
+	(void)state;
+	static timeline t;
+	tl_init(&t, 100);
+	int64_t t0 = 5000000;   /* attached late: the run starts at its first bucket */
+	tl_heap(&t, t0, 1);
+	assert_int_equal(t.origin, t0 / 100);
+	for (int64_t i = 1; i < 36000; i++)
+		tl_heap(&t, t0 + i * 100, i == 7 ? 777 : i == 20000 ? 555 : 10);
+	tl_rss(&t, t0 + 30 * 100, 4096);
+	tl_heap(&t, t0 + 36000 * 100, 3);
+	int64_t o = t.origin;
+	assert_true(t.run_shift >= 5 && (36000 >> t.run_shift) < TL_RUN);
+	assert_int_equal(tl_span(&t, o, o + 36000).heap, 777);
+	assert_int_equal(tl_span(&t, o + 100, o + 36000).heap, 555);
+	assert_int_equal(tl_span(&t, o + 30000, o + 36000).heap, 10);
+	assert_int_equal(tl_span(&t, o + 36000, o + 36000).heap, 10);   /* it started at 10 */
+	assert_int_equal(tl_span(&t, 0, o + 36000).rss, 4096);
+	assert_int_equal(tl_span(&t, o - 50, o - 1).heap, 0);   /* before the run: nothing */
 }
 
 static int build(void *ctx, unsigned idx, const prof *p, prof_nodemap *m, char *err, size_t errlen)
@@ -151,6 +179,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_snap_delta),
 		cmocka_unit_test(test_timeline),
+		cmocka_unit_test(test_timeline_run),
 		cmocka_unit_test(test_reload_keeps_place),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
