@@ -104,11 +104,6 @@ static int site_add(side *s, uint32_t node, uint32_t frame, uint32_t mark, const
 	return 0;
 }
 
-static uint64_t magnitude(int64_t x)
-{
-	return x < 0 ? -(uint64_t)x : (uint64_t)x;
-}
-
 /* Each edge's site per metric from the candidates; 0 or -1 (ENOMEM). */
 static int side_pick_sites(side *s)
 {
@@ -121,7 +116,7 @@ static int side_pick_sites(side *s)
 		size_t ei = s->slot[c->node] - 1;
 		for (int k = 0; k < AGG_NMETRIC; k++) {
 			const cg_site *b = best[ei][k] == UINT32_MAX ? NULL : &s->site[best[ei][k]];
-			uint64_t mc = magnitude(c->v[k]), mb = b ? magnitude(b->v[k]) : 0;
+			uint64_t mc = agg_magnitude(c->v[k]), mb = b ? agg_magnitude(b->v[k]) : 0;
 			if (!b || mc > mb || (mc == mb && c->frame < b->frame)) {
 				best[ei][k] = (uint32_t)j;
 				s->e[ei].site[k] = c->frame;

@@ -31,11 +31,6 @@ static int64_t *frame_weights(const prof *p, enum agg_metric metric)
 	return w;
 }
 
-static uint64_t magnitude(int64_t x)
-{
-	return x < 0 ? -(uint64_t)x : (uint64_t)x;
-}
-
 int sym_node_locs(sym_node_loc **out, const prof *p, const prof_nodemap *m, sym *s, enum agg_metric metric)
 {
 	size_t nn = m->nnodes ? m->nnodes : 1;
@@ -55,8 +50,8 @@ int sym_node_locs(sym_node_loc **out, const prof *p, const prof_nodemap *m, sym 
 			if (k >= si->nchain || !si->chain[k].file || node >= m->nnodes)
 				continue;
 			/* Frames go in ascending order: a tie keeps the lower one. */
-			if (loc[node].frame == UINT32_MAX || magnitude(w[f]) > best[node]) {
-				best[node] = magnitude(w[f]);
+			if (loc[node].frame == UINT32_MAX || agg_magnitude(w[f]) > best[node]) {
+				best[node] = agg_magnitude(w[f]);
 				loc[node] = (sym_node_loc){ f, k };
 			}
 		}
