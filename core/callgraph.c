@@ -51,6 +51,8 @@ typedef struct side {
 	u64map at;          /* node << 32 | frame -> index into site */
 	cg_site *site;
 	size_t nsite, site_cap;
+	uint64_t last_key;  /* the key site_add saw last, at index last */
+	uint32_t last;
 } side;
 
 /* Adds v and seen to the edge to node, made (last) when new. 0 or -1. */
@@ -85,8 +87,11 @@ static int side_add(side *s, uint32_t node, uint32_t mark, const int64_t v[AGG_N
 static int site_add(side *s, uint32_t node, uint32_t frame, uint32_t mark, const int64_t v[AGG_NMETRIC])
 {
 	uint64_t key = (uint64_t)node << 32 | frame;
-	size_t i = s->at.vals ? u64map_slot(&s->at, key) : 0;
-	uint32_t j = s->at.vals ? s->at.vals[i] : U64MAP_NONE;
+	/* Stacks in a row often share the edge and frame: no probe then. */
+	size_t i = 0;
+	uint32_t j = s->nsite && key == s->last_key ? s->last : U64MAP_NONE;
+	if (j == U64MAP_NONE && s->at.vals)
+		j = s->at.vals[i = u64map_slot(&s->at, key)];
 	if (j == U64MAP_NONE) {
 		if (vec_grow((void **)&s->site, &s->site_cap, s->nsite + 1, sizeof(*s->site)))
 			return -1;
@@ -95,6 +100,8 @@ static int site_add(side *s, uint32_t node, uint32_t frame, uint32_t mark, const
 			return -1;
 		s->site[s->nsite++] = (cg_site){ node, frame, 0, { 0 } };
 	}
+	s->last_key = key;
+	s->last = j;
 	cg_site *c = &s->site[j];
 	if (mark && c->stamp == mark)
 		return 0;
@@ -104,9 +111,17 @@ static int site_add(side *s, uint32_t node, uint32_t frame, uint32_t mark, const
 	return 0;
 }
 
-/* Each edge's site per metric from the candidates; 0 or -1 (ENOMEM). */
-static int side_pick_sites(side *s)
+/* Each edge's site per metric from the candidates; at address granularity
+ * (no candidates kept) the frame is the node: the caller's own, or at, the
+ * centre's. 0 or -1 (ENOMEM). */
+static int side_pick_sites(side *s, int identity, uint32_t at)
 {
+	if (identity) {
+		for (size_t j = 0; j < s->n; j++)
+			for (int k = 0; k < AGG_NMETRIC; k++)
+				s->e[j].site[k] = at == UINT32_MAX ? s->e[j].node : at;
+		return 0;
+	}
 	uint32_t (*best)[AGG_NMETRIC] = malloc((s->n ? s->n : 1) * sizeof(*best));
 	if (!best)
 		return -1;
@@ -205,12 +220,13 @@ static void *cg_run(void *arg)
 		for (long d = at; d < n; d++) {
 			if (nodes[d] != node)
 				continue;
-			/* A caller's site is in the caller, a callee's in the centre. */
+			/* A caller's site is in the caller, a callee's in the centre
+			 * (by address, the frame is the node: nothing to weigh). */
 			if (d + 1 < n && (side_add(&t->s[0], nodes[d + 1], mark, v, seen) ||
-					  site_add(&t->s[0], nodes[d + 1], frames[d + 1], mark, v)))
+					  (!m->identity && site_add(&t->s[0], nodes[d + 1], frames[d + 1], mark, v))))
 				goto out;
 			if (d > 0 && (side_add(&t->s[1], nodes[d - 1], mark, v, seen) ||
-				      site_add(&t->s[1], nodes[d - 1], frames[d], mark, v)))
+				      (!m->identity && site_add(&t->s[1], nodes[d - 1], frames[d], mark, v))))
 				goto out;
 		}
 	}
@@ -277,7 +293,7 @@ int callgraph_compute(callgraph *cg, const prof *p, const prof_nodemap *m, uint3
 		if (side_merge(&t[0].s[0], &t[i].s[0]) || side_merge(&t[0].s[1], &t[i].s[1]))
 			goto out;
 	}
-	if (side_pick_sites(&t[0].s[0]) || side_pick_sites(&t[0].s[1]))
+	if (side_pick_sites(&t[0].s[0], m->identity, UINT32_MAX) || side_pick_sites(&t[0].s[1], m->identity, node))
 		goto out;
 	cg->seen = t[0].seen;
 	memcpy(cg->cum, t[0].cum, sizeof(cg->cum));
