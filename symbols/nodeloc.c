@@ -4,12 +4,12 @@
 
 #include <stdlib.h>
 
-/* What each frame carries of metric, once per stack (a frame recurs in
- * recursive stacks). NULL on ENOMEM. */
-static int64_t *frame_weights(const prof *p, enum agg_metric metric)
+/* What each frame carries of each metric, once per stack (a frame recurs
+ * in recursive stacks). NULL on ENOMEM. */
+static int64_t (*frame_weights(const prof *p))[AGG_NMETRIC]
 {
 	size_t nf = p->frames.len ? p->frames.len : 1;
-	int64_t *w = calloc(nf, sizeof(*w));
+	int64_t (*w)[AGG_NMETRIC] = calloc(nf, sizeof(*w));
 	uint32_t *stamp = calloc(nf, sizeof(*stamp));
 	if (!w || !stamp) {
 		free(w);
@@ -24,36 +24,39 @@ static int64_t *frame_weights(const prof *p, enum agg_metric metric)
 		for (uint32_t d = 0; d < p->stacks.v[sa->stack].depth; d++)
 			if (fr[d] < p->frames.len && stamp[fr[d]] != (uint32_t)i + 1) {
 				stamp[fr[d]] = (uint32_t)i + 1;
-				agg_add(&w[fr[d]], v[metric]);
+				for (int k = 0; k < AGG_NMETRIC; k++)
+					agg_add(&w[fr[d]][k], v[k]);
 			}
 	}
 	free(stamp);
 	return w;
 }
 
-int sym_node_locs(sym_node_loc **out, const prof *p, const prof_nodemap *m, sym *s, enum agg_metric metric)
+int sym_node_locs(sym_node_loc (**out)[AGG_NMETRIC], const prof *p, const prof_nodemap *m, sym *s)
 {
 	size_t nn = m->nnodes ? m->nnodes : 1;
-	sym_node_loc *loc = malloc(nn * sizeof(*loc));
-	uint64_t *best = malloc(nn * sizeof(*best));
-	int64_t *w = frame_weights(p, metric);
+	sym_node_loc (*loc)[AGG_NMETRIC] = malloc(nn * sizeof(*loc));
+	uint64_t (*best)[AGG_NMETRIC] = malloc(nn * sizeof(*best));
+	int64_t (*w)[AGG_NMETRIC] = frame_weights(p);
 	if (!loc || !w || !best)
 		goto oom;
 	for (size_t i = 0; i < m->nnodes; i++)
-		loc[i] = (sym_node_loc){ UINT32_MAX, 0 };
+		for (int k = 0; k < AGG_NMETRIC; k++)
+			loc[i][k] = (sym_node_loc){ UINT32_MAX, 0 };
 	for (uint32_t f = 0; f < p->frames.len && f < m->nframes; f++) {
 		const sym_info *si = NULL;
 		for (uint32_t j = m->off[f]; j < m->off[f + 1]; j++) {
-			uint32_t k = j - m->off[f], node = m->nodes[j];
+			uint32_t level = j - m->off[f], node = m->nodes[j];
 			if (!si && !(si = sym_frame(s, f)))
 				goto oom;
-			if (k >= si->nchain || !si->chain[k].file || node >= m->nnodes)
+			if (level >= si->nchain || !si->chain[level].file || node >= m->nnodes)
 				continue;
 			/* Frames go in ascending order: a tie keeps the lower one. */
-			if (loc[node].frame == UINT32_MAX || agg_magnitude(w[f]) > best[node]) {
-				best[node] = agg_magnitude(w[f]);
-				loc[node] = (sym_node_loc){ f, k };
-			}
+			for (int k = 0; k < AGG_NMETRIC; k++)
+				if (loc[node][k].frame == UINT32_MAX || agg_magnitude(w[f][k]) > best[node][k]) {
+					best[node][k] = agg_magnitude(w[f][k]);
+					loc[node][k] = (sym_node_loc){ f, level };
+				}
 		}
 	}
 	free(w);

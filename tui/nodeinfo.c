@@ -1,5 +1,5 @@
 /* nodeinfo.c - per node facts the screens show beside the name, cached for
- * the node map on screen: its source location for the metric on screen
+ * the node map on screen: its source location for each metric
  * (symbols/nodeloc.h), a caller/callee edge's call site (core/callgraph.h)
  * and the inlined caller/callee edges (core/inline_edges.h). */
 #include <stdio.h>
@@ -17,9 +17,8 @@ typedef struct node_info {
 	struct sym *sy;
 	uint32_t nnodes, nframes;
 	size_t nodes_len;
-	sym_node_loc *loc;       /* owned; NULL when not computed (or none) */
+	sym_node_loc (*loc)[AGG_NMETRIC];    /* owned, per node and metric; NULL when not computed (or none) */
 	int loc_done;
-	enum agg_metric loc_metric;          /* the metric loc weighs */
 	int64_t loc_total[AGG_NMETRIC];      /* the totals then: a live refresh changes them */
 	inline_edges ie;
 	int ie_done;
@@ -72,19 +71,18 @@ static const char *loc_text(node_info *ni, uint32_t frame, uint32_t level, uint3
 static const char *node_loc(app *a, node_info *ni, uint32_t node, uint32_t *frame, uint32_t *level)
 {
 	view *v = &a->v;
-	enum agg_metric metric = view_metric(v);
-	if (!ni->loc_done || ni->loc_metric != metric || memcmp(ni->loc_total, v->a->total, sizeof(ni->loc_total))) {
+	if (!ni->loc_done || memcmp(ni->loc_total, v->a->total, sizeof(ni->loc_total))) {
 		free(ni->loc);
 		ni->loc_done = 1;
-		ni->loc_metric = metric;
 		memcpy(ni->loc_total, v->a->total, sizeof(ni->loc_total));
 		/* The granularity's own map: a hiding one shifts chain levels. */
-		if (sym_node_locs(&ni->loc, v->p, v->gran[v->cur_gran].m, ni->sy, metric))
+		if (sym_node_locs(&ni->loc, v->p, v->gran[v->cur_gran].m, ni->sy))
 			ni->loc = NULL;
 	}
 	if (!ni->loc || node >= ni->nnodes)
 		return "";
-	return loc_text(ni, ni->loc[node].frame, ni->loc[node].level, frame, level);
+	const sym_node_loc *l = &ni->loc[node][view_metric(v)];
+	return loc_text(ni, l->frame, l->level, frame, level);
 }
 
 const char *nodeinfo_row_loc(app *a, size_t row, uint32_t *frame, uint32_t *level)

@@ -189,15 +189,16 @@ __attribute__((noinline, noipa)) static void sym_test_two_lines(uint64_t ra[2], 
 static int loc_line(const prof *p, sym *s, uint32_t f, enum agg_metric metric)
 {
 	prof_nodemap m;
-	sym_node_loc *loc;
+	sym_node_loc (*loc)[AGG_NMETRIC];
 	assert_int_equal(sym_nodemap(&m, p, s, SYM_GRAN_FUNCTION), 0);
 	uint32_t node = m.nodes[m.off[f]];
 	assert_string_equal(nodemap_name(&m, node), "sym_test_two_lines");
-	assert_int_equal(sym_node_locs(&loc, p, &m, s, metric), 0);
-	const sym_info *si = sym_frame(s, loc[node].frame);
-	assert_int_equal(sym_node_level(&m, loc[node].frame, node), loc[node].level);
-	assert_true(loc[node].level < si->nchain);
-	int line = si->chain[loc[node].level].line;
+	assert_int_equal(sym_node_locs(&loc, p, &m, s), 0);
+	const sym_node_loc *l = &loc[node][metric];
+	const sym_info *si = sym_frame(s, l->frame);
+	assert_int_equal(sym_node_level(&m, l->frame, node), l->level);
+	assert_true(l->level < si->nchain);
+	int line = si->chain[l->level].line;
 	free(loc);
 	nodemap_free(&m);
 	return line;
