@@ -227,7 +227,8 @@ void source_free(app *a);
  * carrying the most of it; on the callers/callees screen, a caller's or a
  * callee's row shows its edge's call site (in the caller; in the centre).
  * And whether the edge inner -> outer (callee -> caller) is an inline one.
- * Cached per map and metric (symbols/nodeloc.h, core/callgraph.h and
+ * Cached per map, for every metric at once, until the profile or its
+ * totals change (symbols/nodeloc.h, core/callgraph.h and
  * core/inline_edges.h compute them). */
 const char *nodeinfo_row_loc(app *a, size_t row, uint32_t *frame, uint32_t *level);
 int nodeinfo_inline_edge(app *a, uint32_t inner, uint32_t outer);
