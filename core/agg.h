@@ -97,11 +97,18 @@ static inline void agg_add(int64_t *dst, int64_t v)
 	*dst = (int64_t)((uint64_t)*dst + (uint64_t)v);
 }
 
+/* The size of a value or of a change (a diff's shrink as its growth),
+ * INT64_MIN's included. */
+static inline uint64_t agg_magnitude(int64_t x)
+{
+	return x < 0 ? -(uint64_t)x : (uint64_t)x;
+}
+
 /* The order of two values, biggest first (-1: x goes first); by_change (a
  * diff): the bigger change first, shrink or growth, then growth first. */
 static inline int agg_order(int64_t x, int64_t y, int by_change)
 {
-	uint64_t mx = x < 0 ? -(uint64_t)x : (uint64_t)x, my = y < 0 ? -(uint64_t)y : (uint64_t)y;
+	uint64_t mx = agg_magnitude(x), my = agg_magnitude(y);
 	if (by_change && mx != my)
 		return mx < my ? 1 : -1;
 	return x < y ? 1 : x > y ? -1 : 0;

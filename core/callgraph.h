@@ -14,6 +14,11 @@ typedef struct cg_edge {
 	uint32_t node;              /* the caller or callee */
 	uint8_t seen;               /* AGG_SEEN_INUSE / AGG_SEEN_ALLOC */
 	int64_t v[AGG_NMETRIC];     /* counted once per stack per edge */
+	/* Per metric, the frame where the edge is made: the caller's on a
+	 * caller edge, the centre's on a callee edge (its call site), the one
+	 * carrying the most of the metric (the biggest change in a diff; ties:
+	 * the lowest frame); UINT32_MAX when none. */
+	uint32_t site[AGG_NMETRIC];
 } cg_edge;
 
 typedef struct callgraph {

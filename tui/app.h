@@ -147,15 +147,16 @@ const char *fmt_val(char *buf, size_t len, int64_t v, int objects);
 const char *fmt_pct(char *buf, size_t len, int64_t v, int64_t total);
 /* Formats a growth with its sign ("+2.81 KiB", "-3", "0"). */
 const char *fmt_delta(char *buf, size_t len, int64_t v, int objects);
-/* A node's row label: its name and, at function granularity, where in
- * the source it allocates ("name  file.c:12"). Returns buf or the name. */
-const char *node_label(app *a, uint32_t node, char *buf, size_t len);
+/* The label of row (of the screen on top): its node's name and, at
+ * function granularity, its place in the source ("name  file.c:12",
+ * nodeinfo_row_loc). Returns buf or the name. */
+const char *row_label(app *a, size_t row, char *buf, size_t len);
 /* "NEW " at (y, x) when a diff is on screen and node is on no stack of the
  * earlier moment (BASE); returns the columns used (0 or 4). */
 int put_new_mark(app *a, int y, int x, uint32_t node, attr_t at);
-/* The same as a row shows it in width columns: unresolved frames as
+/* The same as the row shows it in width columns: unresolved frames as
  * "module+0xoffset", long C++ names cut inside their arguments. Returns buf. */
-const char *node_row_label(app *a, uint32_t node, int width, char *buf, size_t len);
+const char *row_label_fit(app *a, size_t row, int width, char *buf, size_t len);
 /* The row at screen line y, or -1; and marks line y as showing row. */
 void line_set(app *a, int y, long row);
 /* Keeps the selection in view for a list whose row r is drawn on list line
@@ -226,12 +227,16 @@ void export_ui_write(app *a, int f, const char *file);
 int source_open(app *a);
 void source_free(app *a);
 
-/* nodeinfo.c: per node of the map on screen, the source location shown at
+/* nodeinfo.c: the source location row of the screen on top shows at
  * function granularity ("file.c:123", "" for none; frame and inline level
- * it comes from, may be NULL), and whether the edge inner -> outer (callee
- * -> caller) is an inline one. Cached per map (symbols/nodeloc.h and
+ * it comes from, may be NULL), for the metric on screen: a node's place
+ * carrying the most of it; on the callers/callees screen, a caller's or a
+ * callee's row shows its edge's call site (in the caller; in the centre).
+ * And whether the edge inner -> outer (callee -> caller) is an inline one.
+ * Cached per map, for every metric at once, until the profile or its
+ * totals change (symbols/nodeloc.h, core/callgraph.h and
  * core/inline_edges.h compute them). */
-const char *nodeinfo_loc(app *a, uint32_t node, uint32_t *frame, uint32_t *level);
+const char *nodeinfo_row_loc(app *a, size_t row, uint32_t *frame, uint32_t *level);
 int nodeinfo_inline_edge(app *a, uint32_t inner, uint32_t outer);
 void nodeinfo_free(app *a);
 

@@ -152,22 +152,22 @@ const char *fmt_pct(char *buf, size_t len, int64_t v, int64_t total)
 	return buf;
 }
 
-/* name with, at function granularity, where in the source it allocates. */
-static const char *label_of(app *a, uint32_t node, const char *name, char *buf, size_t len)
+/* name with, at function granularity, the row's place in the source. */
+static const char *label_of(app *a, size_t row, const char *name, char *buf, size_t len)
 {
 	view *v = &a->v;
 	if (strcmp(v->gran[v->cur_gran].name, "function"))
 		return name;
-	const char *loc = nodeinfo_loc(a, node, NULL, NULL);
+	const char *loc = nodeinfo_row_loc(a, row, NULL, NULL);
 	if (!loc[0])
 		return name;
 	snprintf(buf, len, "%s  %s", name, loc);
 	return buf;
 }
 
-const char *node_label(app *a, uint32_t node, char *buf, size_t len)
+const char *row_label(app *a, size_t row, char *buf, size_t len)
 {
-	return label_of(a, node, view_node_name(&a->v, node), buf, len);
+	return label_of(a, row, view_node_name(&a->v, view_row_node(&a->v, row)), buf, len);
 }
 
 int put_new_mark(app *a, int y, int x, uint32_t node, attr_t at)
@@ -177,11 +177,11 @@ int put_new_mark(app *a, int y, int x, uint32_t node, attr_t at)
 	return put_text(a, y, x, 4, "NEW ", at | A_BOLD, 1);
 }
 
-const char *node_row_label(app *a, uint32_t node, int width, char *buf, size_t len)
+const char *row_label_fit(app *a, size_t row, int width, char *buf, size_t len)
 {
 	char sb[512], lb[1024];
-	const char *name = name_short(a->v.p, view_node_name(&a->v, node), sb, sizeof(sb));
-	const char *r = name_fit(label_of(a, node, name, lb, sizeof(lb)), width, a->utf8 ? "\xe2\x80\xa6" : "~", buf, len);
+	const char *name = name_short(a->v.p, view_node_name(&a->v, view_row_node(&a->v, row)), sb, sizeof(sb));
+	const char *r = name_fit(label_of(a, row, name, lb, sizeof(lb)), width, a->utf8 ? "\xe2\x80\xa6" : "~", buf, len);
 	if (r != buf)   /* sb and lb end with this call */
 		snprintf(buf, len, "%s", r);
 	return buf;
@@ -276,9 +276,9 @@ static void draw_status(app *a)
 	}
 	/* Otherwise the selected row's whole name: the table cuts long ones;
 	 * a mode may keep a note (a program's output file) at the right. */
-	uint32_t node = view_row_node(v, view_cur(v)->sel);
+	size_t sel = view_cur(v)->sel;
 	char lb[700];
-	const char *name = node != UINT32_MAX ? node_label(a, node, lb, sizeof(lb)) : "";
+	const char *name = view_row_node(v, sel) != UINT32_MAX ? row_label(a, sel, lb, sizeof(lb)) : "";
 	const char *note = a->mode && a->mode->status_note ? a->mode->status_note(a) : "";
 	/* A strip the terminal is too small for is said to be hidden, not just gone. */
 	if (a->mode && a->mode->strip_draw && a->mode->strip_height && !a->mode->strip_height(a))

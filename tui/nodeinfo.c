@@ -1,6 +1,7 @@
 /* nodeinfo.c - per node facts the screens show beside the name, cached for
- * the node map on screen: its source location (symbols/nodeloc.h) and the
- * inlined caller/callee edges (core/inline_edges.h). */
+ * the node map on screen: its source location for each metric
+ * (symbols/nodeloc.h), a caller/callee edge's call site (core/callgraph.h)
+ * and the inlined caller/callee edges (core/inline_edges.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,9 @@ typedef struct node_info {
 	struct sym *sy;
 	uint32_t nnodes, nframes;
 	size_t nodes_len;
-	sym_node_loc *loc;       /* owned; NULL when not computed (or none) */
+	sym_node_loc (*loc)[AGG_NMETRIC];    /* owned, per node and metric; NULL when not computed (or none) */
 	int loc_done;
+	int64_t loc_total[AGG_NMETRIC];      /* the totals then: a live refresh changes them */
 	inline_edges ie;
 	int ie_done;
 	char buf[600];
@@ -50,30 +52,54 @@ static node_info *fresh(app *a)
 	return ni;
 }
 
-const char *nodeinfo_loc(app *a, uint32_t node, uint32_t *frame, uint32_t *level)
+/* "file:line" of frame's chain level into ni->buf, "" when unknown. */
+static const char *loc_text(node_info *ni, uint32_t frame, uint32_t level, uint32_t *fo, uint32_t *lo)
 {
-	node_info *ni = fresh(a);
-	if (frame)
-		*frame = UINT32_MAX;
-	if (!ni || !ni->sy || node >= ni->nnodes)
+	const sym_info *si = frame == UINT32_MAX ? NULL : sym_frame(ni->sy, frame);
+	if (!si || level >= si->nchain || !si->chain[level].file)
 		return "";
-	if (!ni->loc_done) {
-		ni->loc_done = 1;
-		if (sym_node_locs(&ni->loc, a->v.p, a->v.m, ni->sy))
-			ni->loc = NULL;
-	}
-	if (!ni->loc || ni->loc[node].frame == UINT32_MAX)
-		return "";
-	const sym_info *si = sym_frame(ni->sy, ni->loc[node].frame);
-	if (!si || ni->loc[node].level >= si->nchain)
-		return "";
-	const sym_loc *l = &si->chain[ni->loc[node].level];
-	if (frame)
-		*frame = ni->loc[node].frame;
-	if (level)
-		*level = ni->loc[node].level;
+	const sym_loc *l = &si->chain[level];
+	if (fo)
+		*fo = frame;
+	if (lo)
+		*lo = level;
 	snprintf(ni->buf, sizeof(ni->buf), "%s:%d", path_base(l->file), l->line);
 	return ni->buf;
+}
+
+/* The location of node: its heaviest frame for the metric on screen. */
+static const char *node_loc(app *a, node_info *ni, uint32_t node, uint32_t *frame, uint32_t *level)
+{
+	view *v = &a->v;
+	if (!ni->loc_done || memcmp(ni->loc_total, v->a->total, sizeof(ni->loc_total))) {
+		free(ni->loc);
+		ni->loc_done = 1;
+		memcpy(ni->loc_total, v->a->total, sizeof(ni->loc_total));
+		/* The granularity's own map: a hiding one shifts chain levels. */
+		if (sym_node_locs(&ni->loc, v->p, v->gran[v->cur_gran].m, ni->sy))
+			ni->loc = NULL;
+	}
+	if (!ni->loc || node >= ni->nnodes)
+		return "";
+	const sym_node_loc *l = &ni->loc[node][view_metric(v)];
+	return loc_text(ni, l->frame, l->level, frame, level);
+}
+
+const char *nodeinfo_row_loc(app *a, size_t row, uint32_t *frame, uint32_t *level)
+{
+	node_info *ni = fresh(a);
+	view *v = &a->v;
+	if (frame)
+		*frame = UINT32_MAX;
+	if (!ni || !ni->sy)
+		return "";
+	const cg_edge *e = NULL;
+	int part = view_cur(v)->kind == VIEW_PEEK && v->cg_valid ? view_peek_row(v, row, &e) : 1;
+	if (!e)
+		return node_loc(a, ni, view_row_node(v, row), frame, level);
+	/* The call site: in the caller on a caller's row, in the centre on a callee's. */
+	uint32_t f = e->site[view_metric(v)], in = part == 0 ? e->node : v->cg.node;
+	return loc_text(ni, f, sym_node_level(v->gran[v->cur_gran].m, f, in), frame, level);
 }
 
 int nodeinfo_inline_edge(app *a, uint32_t inner, uint32_t outer)

@@ -46,13 +46,13 @@ static void peek_row(app *a, int yy, long r, int sel)
 		char flat[32];
 		fmt(flat, sizeof(flat), v->cg.flat[m], v->objects);
 		int w = a->wd - x - (int)strlen(flat) - 9;   /* "  (flat )" */
-		snprintf(name, sizeof(name), "%s  (flat %s)", node_row_label(a, v->cg.node, w, lb, sizeof(lb)), flat);
+		snprintf(name, sizeof(name), "%s  (flat %s)", row_label_fit(a, (size_t)r, w, lb, sizeof(lb)), flat);
 	} else {
 		/* An inlined call: the callee's code is inside the caller's. */
 		int inl = e && (part == 0 ? nodeinfo_inline_edge(a, v->cg.node, e->node)
 				: nodeinfo_inline_edge(a, e->node, v->cg.node));
 		int w = a->wd - x - (inl ? 10 : 0);   /* "  (inline)" */
-		snprintf(name, sizeof(name), "%s%s", e ? node_row_label(a, e->node, w, lb, sizeof(lb)) : "",
+		snprintf(name, sizeof(name), "%s%s", e ? row_label_fit(a, (size_t)r, w, lb, sizeof(lb)) : "",
 			 inl ? "  (inline)" : "");
 	}
 	put_text(a, yy, x, a->wd - x, name, at, 1);

@@ -150,7 +150,7 @@ int source_open(app *a)
 		return REACT_REDRAW;
 	}
 	uint32_t frame, level = 0;
-	if (!strcmp(v->gran[v->cur_gran].name, "module") || !nodeinfo_loc(a, node, &frame, &level)[0] ||
+	if (!strcmp(v->gran[v->cur_gran].name, "module") || !nodeinfo_row_loc(a, s->sel, &frame, &level)[0] ||
 	    frame == UINT32_MAX) {
 		snprintf(v->status, sizeof(v->status), "l: no source line known for %.200s%s", view_node_name(v, node),
 			 !strcmp(v->gran[v->cur_gran].name, "module") ? " (module granularity: g)" : " (no debug info)");

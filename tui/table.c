@@ -72,7 +72,7 @@ static void table_draw(app *a)
 		put_text(a, yy, x + W_OBJ, 1, " ", at, 1);
 		x += W_OBJ + 1;
 		x += put_new_mark(a, yy, x, node, at);
-		put_text(a, yy, x, a->wd - x, node_row_label(a, node, a->wd - x, lb, sizeof(lb)), at, 1);
+		put_text(a, yy, x, a->wd - x, row_label_fit(a, (size_t)r, a->wd - x, lb, sizeof(lb)), at, 1);
 	}
 }
 

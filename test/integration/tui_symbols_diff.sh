@@ -180,7 +180,8 @@ check "focus on make_nodes" "focus /^make_nodes$/: 1 rows match"
 keys Enter
 check "Enter: callers/callees of make_nodes" "Callers/callees of make_nodes"
 expect_match "the call main -> make_nodes is not inline" "$(line 5)" "^ +240 B .* +main  sym_app\.c:[0-9]+$"
-expect_match "the callee new_node is inlined into make_nodes" "$(screen | grep -F 'new_node')" "new_node  sym_app\.c:$(L new_node)  \(inline\)$"
+expect_match "the callee new_node is inlined into make_nodes, shown at its call site there" "$(screen | grep -F 'new_node')" \
+	"new_node  sym_app\.c:$(L make_nodes)  \(inline\)$"
 
 # l: the inline chain as eu-addr2line -f -i -C prints it for pc-1, then the source.
 keys Escape l

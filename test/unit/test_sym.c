@@ -1,6 +1,7 @@
 /* test_sym.c - the resolver through its public API: recorded v1 names
  * taken apart (cut ones too), Go-style names, demangling, the module
- * table with build-id checks against this very binary, and node maps. */
+ * table with build-id checks against this very binary, node maps, and a
+ * node's source location following the metric (issue 20 item 2). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/agg.h"
+#include "symbols/nodeloc.h"
 #include "symbols/sym.h"
 
 static uint32_t named(prof *p, uint64_t addr, const char *name)
@@ -170,6 +172,85 @@ static void test_module_table(void **state)
 	prof_free(p);
 }
 
+/* The address a call here returns to: a frame as unwinders record it. */
+__attribute__((noinline, noipa)) static uint64_t sym_test_return(void)
+{
+	return (uint64_t)(uintptr_t)__builtin_return_address(0);
+}
+
+/* Two calls, each on a line of its own: two frames of one function. */
+__attribute__((noinline, noipa)) static void sym_test_two_lines(uint64_t ra[2], int line[2])
+{
+	ra[0] = sym_test_return(); line[0] = __LINE__;
+	ra[1] = sym_test_return(); line[1] = __LINE__;
+}
+
+/* The line sym_node_locs gives the node of frame f for metric. */
+static int loc_line(const prof *p, sym *s, uint32_t f, enum agg_metric metric)
+{
+	prof_nodemap m;
+	sym_node_loc (*loc)[AGG_NMETRIC];
+	assert_int_equal(sym_nodemap(&m, p, s, SYM_GRAN_FUNCTION), 0);
+	uint32_t node = m.nodes[m.off[f]];
+	assert_string_equal(nodemap_name(&m, node), "sym_test_two_lines");
+	assert_int_equal(sym_node_locs(&loc, p, &m, s), 0);
+	const sym_node_loc *l = &loc[node][metric];
+	const sym_info *si = sym_frame(s, l->frame);
+	assert_int_equal(sym_node_level(&m, l->frame, node), l->level);
+	assert_true(l->level < si->nchain);
+	int line = si->chain[l->level].line;
+	free(loc);
+	nodemap_free(&m);
+	return line;
+}
+
+/* Samples at frames f[0] and f[1] of this binary (counters as given). */
+static prof *two_line_prof(const char *path, uint64_t base, const uint64_t ra[2], uint32_t f[2],
+			   const uint64_t c[2][4])
+{
+	prof *p = prof_new();
+	assert_non_null(p);
+	prof_module_add(p, path, NULL, base, 1 << 24, 0);
+	for (int i = 0; i < 2; i++) {
+		f[i] = prof_frame_intern(p, ra[i]);
+		assert_int_equal(prof_sample_add(p, prof_stack_add(p, &f[i], 1), 0, c[i][0], c[i][1], c[i][2], c[i][3]), 0);
+	}
+	return p;
+}
+
+static void test_node_loc_metric(void **state)
+{
+	(void)state;
+	char path[4096];
+	uint64_t base = 0, ra[2];
+	int line[2];
+	assert_int_equal(self_map(path, sizeof(path), &base), 0);
+	sym_test_two_lines(ra, line);
+	assert_int_not_equal(line[0], line[1]);
+	/* Line 0 allocated 4096 B and freed them; line 1 keeps 64 B. */
+	uint32_t f[2];
+	prof *p = two_line_prof(path, base, ra, f, (const uint64_t[2][4]){ { 1, 4096, 1, 4096 }, { 1, 64, 0, 0 } });
+	sym *s = sym_open(p, &(sym_opts){ 0 });
+	assert_non_null(s);
+	assert_int_equal(sym_frame(s, f[0])->source, SYM_SRC_DWARF);
+	assert_int_equal(loc_line(p, s, f[0], AGG_INUSE_BYTES), line[1]);
+	assert_int_equal(loc_line(p, s, f[0], AGG_INUSE_OBJS), line[1]);
+	assert_int_equal(loc_line(p, s, f[0], AGG_ALLOC_BYTES), line[0]);
+	assert_int_equal(loc_line(p, s, f[0], AGG_ALLOC_OBJS), line[0]);   /* 1 and 1: the lower frame */
+	sym_close(s);
+	prof_free(p);
+	/* A diff: line 0 shrank by 5000 B in use (its counters wrap), line 1
+	 * grew by 64 B; the bigger change is line 0's. */
+	p = two_line_prof(path, base, ra, f, (const uint64_t[2][4]){ { 0, 0, 2, 5000 }, { 1, 64, 0, 0 } });
+	s = sym_open(p, &(sym_opts){ 0 });
+	assert_non_null(s);
+	assert_int_equal(loc_line(p, s, f[0], AGG_INUSE_BYTES), line[0]);
+	assert_int_equal(loc_line(p, s, f[0], AGG_INUSE_OBJS), line[0]);
+	assert_int_equal(loc_line(p, s, f[0], AGG_ALLOC_BYTES), line[1]);
+	sym_close(s);
+	prof_free(p);
+}
+
 static void test_granularity_names(void **state)
 {
 	(void)state;
@@ -186,6 +267,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_recorded_names),
 		cmocka_unit_test(test_module_table),
+		cmocka_unit_test(test_node_loc_metric),
 		cmocka_unit_test(test_granularity_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

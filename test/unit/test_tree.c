@@ -20,9 +20,9 @@
 #include "core/tree.h"
 #include "test/unit/helpers/randprof.h"
 
-/* Every sample's nodes, root first. */
+/* Every sample's nodes, root first, and the frame each is in. */
 typedef struct expanded {
-	uint32_t **nodes;
+	uint32_t **nodes, **frames;
 	long *n;
 	size_t len;
 } expanded;
@@ -31,8 +31,10 @@ static void expand_all(expanded *x, const prof *p, const prof_nodemap *m)
 {
 	x->len = p->samples.len;
 	x->nodes = calloc(x->len ? x->len : 1, sizeof(*x->nodes));
+	x->frames = calloc(x->len ? x->len : 1, sizeof(*x->frames));
 	x->n = calloc(x->len ? x->len : 1, sizeof(*x->n));
 	assert_non_null(x->nodes);
+	assert_non_null(x->frames);
 	assert_non_null(x->n);
 	for (size_t i = 0; i < x->len; i++) {
 		uint32_t *buf = NULL;
@@ -44,16 +46,33 @@ static void expand_all(expanded *x, const prof *p, const prof_nodemap *m)
 			buf[a] = buf[b];
 			buf[b] = t;
 		}
+		/* The frames straight from the stack, root first. */
+		const prof_stack *st = &p->stacks.v[p->samples.v[i].stack];
+		const uint32_t *fr = prof_stack_frames(p, p->samples.v[i].stack);
+		uint32_t *fb = malloc((n ? (size_t)n : 1) * sizeof(*fb));
+		assert_non_null(fb);
+		long at = n;
+		for (uint32_t d = 0; d < st->depth; d++)
+			for (uint32_t k = m->off[fr[d]]; k < m->off[fr[d] + 1]; k++) {
+				assert_true(at > 0);
+				assert_int_equal(buf[--at], m->nodes[k]);
+				fb[at] = fr[d];
+			}
+		assert_int_equal(at, 0);
 		x->nodes[i] = buf;
+		x->frames[i] = fb;
 		x->n[i] = n;
 	}
 }
 
 static void expanded_free(expanded *x)
 {
-	for (size_t i = 0; i < x->len; i++)
+	for (size_t i = 0; i < x->len; i++) {
 		free(x->nodes[i]);
+		free(x->frames[i]);
+	}
 	free(x->nodes);
+	free(x->frames);
 	free(x->n);
 }
 
@@ -176,6 +195,44 @@ static void ref_edge(cg_edge **e, size_t *n, uint32_t **stamp, uint32_t node, ui
 		agg_add(&(*e)[j].v[k], v[k]);
 }
 
+/* What one frame carries on the edges to each node (a dense reference:
+ * node * nframes + frame), each once per stack. */
+typedef struct ref_sites {
+	uint32_t *stamp;
+	int64_t (*v)[AGG_NMETRIC];
+	uint32_t nframes;
+} ref_sites;
+
+static void ref_site(ref_sites *r, uint32_t node, uint32_t frame, uint32_t mark, const int64_t v[AGG_NMETRIC])
+{
+	size_t i = (size_t)node * r->nframes + frame;
+	if (r->stamp[i] == mark)
+		return;
+	r->stamp[i] = mark;
+	for (int k = 0; k < AGG_NMETRIC; k++)
+		agg_add(&r->v[i][k], v[k]);
+}
+
+/* The edges' sites: per metric the frame with the biggest magnitude,
+ * the lowest on a tie, among the frames seen on the edge. */
+static void ref_pick(const ref_sites *r, cg_edge *e, size_t n)
+{
+	for (size_t j = 0; j < n; j++)
+		for (int k = 0; k < AGG_NMETRIC; k++) {
+			uint64_t best = 0;
+			e[j].site[k] = UINT32_MAX;
+			for (uint32_t f = 0; f < r->nframes; f++) {
+				size_t i = (size_t)e[j].node * r->nframes + f;
+				int64_t x = r->v[i][k];
+				uint64_t mag = x < 0 ? -(uint64_t)x : (uint64_t)x;
+				if (r->stamp[i] && (e[j].site[k] == UINT32_MAX || mag > best)) {
+					e[j].site[k] = f;
+					best = mag;
+				}
+			}
+		}
+}
+
 /* Callers/callees of node from every expanded stack, leaf first as the
  * edges are defined: each edge once per stack, recursion included. */
 static void check_callgraph(const prof *p, const prof_nodemap *m, const expanded *x, uint32_t node)
@@ -186,9 +243,18 @@ static void check_callgraph(const prof *p, const prof_nodemap *m, const expanded
 	uint32_t *stamp[2] = { calloc(m->nnodes + 1, sizeof(uint32_t)), calloc(m->nnodes + 1, sizeof(uint32_t)) };
 	assert_non_null(stamp[0]);
 	assert_non_null(stamp[1]);
+	ref_sites rs[2];
+	for (int k = 0; k < 2; k++) {
+		size_t cells = ((size_t)m->nnodes + 1) * (p->frames.len + 1);
+		rs[k] = (ref_sites){ calloc(cells, sizeof(uint32_t)), calloc(cells, sizeof(*rs[k].v)),
+				     (uint32_t)p->frames.len };
+		assert_non_null(rs[k].stamp);
+		assert_non_null(rs[k].v);
+	}
 	for (size_t s = 0; s < x->len; s++) {
 		long n = x->n[s];
 		const uint32_t *rf = x->nodes[s];   /* root first: leaf-first index d is rf[n - 1 - d] */
+		const uint32_t *ff = x->frames[s];
 		long at = -1;
 		for (long d = 0; d < n && at < 0; d++)
 			if (rf[n - 1 - d] == node)
@@ -207,11 +273,21 @@ static void check_callgraph(const prof *p, const prof_nodemap *m, const expanded
 		for (long d = at; d < n; d++) {
 			if (rf[n - 1 - d] != node)
 				continue;
-			if (d + 1 < n)
+			if (d + 1 < n) {
 				ref_edge(&want.callers, &want.ncallers, &stamp[0], rf[n - 2 - d], (uint32_t)s + 1, v, seen);
-			if (d > 0)
+				ref_site(&rs[0], rf[n - 2 - d], ff[n - 2 - d], (uint32_t)s + 1, v);
+			}
+			if (d > 0) {
 				ref_edge(&want.callees, &want.ncallees, &stamp[1], rf[n - d], (uint32_t)s + 1, v, seen);
+				ref_site(&rs[1], rf[n - d], ff[n - 1 - d], (uint32_t)s + 1, v);
+			}
 		}
+	}
+	ref_pick(&rs[0], want.callers, want.ncallers);
+	ref_pick(&rs[1], want.callees, want.ncallees);
+	for (int k = 0; k < 2; k++) {
+		free(rs[k].stamp);
+		free(rs[k].v);
 	}
 	assert_int_equal(callgraph_compute(&got, p, m, node), 0);
 	assert_int_equal(got.node, node);
