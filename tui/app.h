@@ -86,9 +86,10 @@ typedef struct mode_ops {
 	/* The mode's own keys for the key bar, after the screen's first
 	 * (help); NULL-terminated, or NULL. */
 	const struct keybar_item *keys;
-	/* A diff is on screen (values signed), and whether node is NEW in it. */
+	/* A diff is on screen (values signed), and its NEW/GONE marks (read
+	 * only while in_diff; owned by the mode). */
 	int (*in_diff)(const app *a);
-	int (*node_is_new)(app *a, uint32_t node);
+	struct new_marks *(*marks)(app *a);
 	/* The path the default names of e start from (NULL: v.path). */
 	const char *(*file_stem)(const app *a);
 	/* Frees mode_data; the view is gone already. */
@@ -150,9 +151,11 @@ const char *fmt_delta(char *buf, size_t len, int64_t v, int objects);
 /* A node's row label: its name and, at function granularity, where in
  * the source it allocates ("name  file.c:12"). Returns buf or the name. */
 const char *node_label(app *a, uint32_t node, char *buf, size_t len);
-/* "NEW " at (y, x) when a diff is on screen and node is on no stack of the
- * earlier moment (BASE); returns the columns used (0 or 4). */
-int put_new_mark(app *a, int y, int x, uint32_t node, attr_t at);
+/* "NEW " or "GONE " (bold) at (y, x) when a diff is on screen and node is
+ * marked so in it (app_node_mark); returns the columns used (0, 4 or 5). */
+int put_diff_mark(app *a, int y, int x, uint32_t node, attr_t at);
+/* The word of a mark with its space ("NEW ", "GONE "), "" for none. */
+const char *diff_mark_word(int mark);
 /* The same as a row shows it in width columns: unresolved frames as
  * "module+0xoffset", long C++ names cut inside their arguments. Returns buf. */
 const char *node_row_label(app *a, uint32_t node, int width, char *buf, size_t len);
@@ -162,32 +165,33 @@ void line_set(app *a, int y, long row);
  * line_of(r), in height lines; returns the first list line to draw. */
 long scroll_lines(app *a, long sel_line, long nlines, long height);
 
-/* newmarks.c: the diff a mode shows and its NEW marks.  Between two
- * moments (live, recording): d, a snap_delta result, and its is_new per
- * stack, both owned.  Two files: newp, NEW's profile, borrowed. */
+/* newmarks.c: the diff a mode shows and its NEW and GONE marks (enum
+ * diff_mark, core/diff_marks.h).  Between two moments (live, recording):
+ * d, a snap_delta result, and its SNAP_STACK_* flags per stack, both
+ * owned.  Two files: newp, NEW's profile, borrowed. */
 typedef struct new_marks {
 	prof *d;                 /* owned: the diff shown, or NULL */
-	uint8_t *is_new;         /* owned: per stack of d */
+	uint8_t *flags;          /* owned: per stack of d */
 	const prof *newp;        /* borrowed (two files) */
 	unsigned gen;            /* bumped when d or the map under the view changes */
-	uint8_t *node_new;       /* owned: per node of map, built at gen built */
+	uint8_t *node_mark;      /* owned: per node of map, built at gen built */
 	const prof_nodemap *map;
 	uint32_t n;
 	unsigned built;
 } new_marks;
-/* Shows d with is_new (owned from now on; either may be NULL), freeing the
+/* Shows d with flags (owned from now on; either may be NULL), freeing the
  * previous ones. */
-void newmarks_set(new_marks *nm, prof *d, uint8_t *is_new);
-/* 1 when node (of the map on screen) is on no stack of the earlier moment. */
+void newmarks_set(new_marks *nm, prof *d, uint8_t *flags);
+/* The mark of node (of the map on screen): DIFF_MARK_NEW, _GONE or _NONE. */
 int newmarks_node(new_marks *nm, const app *a, uint32_t node);
 /* Frees the diff and the marks. */
 void newmarks_free(new_marks *nm);
 
 /* app.c: the mode's answers: a diff is on screen (values are signed), and
- * whether a node is NEW in it (as the mode decides: not at the earlier
- * moment, or nothing allocated through it in BASE). */
+ * a node's mark in it (NEW: nothing at the earlier moment or in BASE;
+ * GONE: nothing at the later moment or in NEW; as the mode defines them). */
 int app_in_diff(const app *a);
-int app_node_is_new(app *a, uint32_t node);
+int app_node_mark(app *a, uint32_t node);
 /* The symbols over the profile on screen (NULL: raw names only). */
 struct sym *app_sym(const app *a);
 /* The view's granularities: first (the one its maps were built at), then,

@@ -22,7 +22,7 @@ typedef struct file_diff {
 	char note[512];          /* what the diff says of the two builds, or "" */
 	int builds;              /* BASE and NEW are different builds */
 	int on;
-	new_marks marks;         /* NEW marks (over newp) */
+	new_marks marks;         /* NEW and GONE marks (over newp) */
 } file_diff;
 
 static file_diff *FD(const app *a)
@@ -109,9 +109,9 @@ static int filediff_toggle(app *a)
 	return REACT_REDRAW;
 }
 
-static int filediff_node_is_new(app *a, uint32_t node)
+static new_marks *filediff_marks(app *a)
 {
-	return filediff_on(a) && newmarks_node(&FD(a)->marks, a, node);
+	return &FD(a)->marks;
 }
 
 static void filediff_free(app *a)
@@ -133,7 +133,7 @@ const mode_ops filediff_mode = {
 	.name = "two files",
 	.key = filediff_key,
 	.in_diff = filediff_on,
-	.node_is_new = filediff_node_is_new,
+	.marks = filediff_marks,
 	.file_stem = filediff_path,
 	.free = filediff_free,
 };
