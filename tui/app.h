@@ -184,14 +184,20 @@ typedef struct new_marks {
 void newmarks_set(new_marks *nm, prof *d, uint8_t *flags);
 /* The mark of node (of the map on screen): DIFF_MARK_NEW, _GONE or _NONE. */
 int newmarks_node(new_marks *nm, const app *a, uint32_t node);
+/* The marks of every node of m, another map over the profile on screen
+ * (the source pane's lines), into out (m->nnodes bytes). 0, or -1 when
+ * out of memory or no diff is known. */
+int newmarks_map(const new_marks *nm, const app *a, const prof_nodemap *m, uint8_t *out);
 /* Frees the diff and the marks. */
 void newmarks_free(new_marks *nm);
 
-/* app.c: the mode's answers: a diff is on screen (values are signed), and
- * a node's mark in it (NEW: nothing at the earlier moment or in BASE;
- * GONE: nothing at the later moment or in NEW; as the mode defines them). */
+/* app.c: the mode's answers: a diff is on screen (values are signed), a
+ * node's mark in it (NEW: nothing at the earlier moment or in BASE; GONE:
+ * nothing at the later moment or in NEW; as the mode defines them), and
+ * the marks of another map's nodes (newmarks_map; -1 when not in a diff). */
 int app_in_diff(const app *a);
 int app_node_mark(app *a, uint32_t node);
+int app_map_marks(app *a, const prof_nodemap *m, uint8_t *out);
 /* The symbols over the profile on screen (NULL: raw names only). */
 struct sym *app_sym(const app *a);
 /* The view's granularities: first (the one its maps were built at), then,

@@ -50,6 +50,20 @@ int newmarks_node(new_marks *nm, const app *a, uint32_t node)
 	return node < nm->n ? nm->node_mark[node] : DIFF_MARK_NONE;
 }
 
+int newmarks_map(const new_marks *nm, const app *a, const prof_nodemap *m, uint8_t *out)
+{
+	agg ad;
+	if (!marks_known(nm))
+		return -1;
+	if (nm->flags)
+		return marks_compute(nm, m, NULL, out);
+	if (agg_compute(&ad, a->v.p, m))
+		return -1;
+	int rc = marks_compute(nm, m, &ad, out);
+	agg_free(&ad);
+	return rc;
+}
+
 void newmarks_free(new_marks *nm)
 {
 	newmarks_set(nm, NULL, NULL);
