@@ -519,7 +519,7 @@ static int ui_over(const cli *c, const char *base_path, const char *path, int g,
 	return stdout_done(rc);
 }
 
-/* mprof-tui FILE: the UI over one profile (NEW - BASE with --diff BASE). */
+/* mprof-tui FILE: the UI over one profile. */
 static int main_file(const cli *c, const char *path, int g)
 {
 	return ui_over(c, NULL, path, g, 0);
