@@ -47,11 +47,17 @@ static mp_counts counts_at(const prof *p, const snap *s, size_t i)
 	return i < s->n ? s->c[i] : (mp_counts){ 0, 0, 0, 0 };
 }
 
-prof *snap_delta(const prof *p, const snap *from, const snap *to, uint8_t **is_new, prof_error *err)
+/* Something of the sample is in use at that moment. */
+static int counts_held(mp_counts c)
+{
+	return c.alloc_objs > c.free_objs || c.alloc_bytes > c.free_bytes;
+}
+
+prof *snap_delta(const prof *p, const snap *from, const snap *to, uint8_t **flags, prof_error *err)
 {
 	size_t n_to = to ? to->n : p->samples.len, n_from = from ? from->n : 0;
-	if (is_new)
-		*is_new = NULL;
+	if (flags)
+		*flags = NULL;
 	if (n_from > n_to || n_to > p->samples.len) {
 		prof_errorf(err, "snapshot #%d is older than #%d", to ? to->number : 0, from ? from->number : 0);
 		return NULL;
@@ -64,20 +70,23 @@ prof *snap_delta(const prof *p, const snap *from, const snap *to, uint8_t **is_n
 	if (VEC_COPY(d->frames, p->frames) || VEC_COPY(d->stack_frames, p->stack_frames) ||
 	    VEC_COPY(d->stacks, p->stacks) || VEC_COPY(d->modules, p->modules) || VEC_COPY(d->strs, p->strs))
 		goto nomem;
-	uint8_t *nw = NULL;
-	if (is_new) {
-		nw = malloc(p->stacks.len ? p->stacks.len : 1);
-		if (!nw)
+	uint8_t *fl = NULL;
+	if (flags) {
+		fl = malloc(p->stacks.len ? p->stacks.len : 1);
+		if (!fl)
 			goto nomem;
-		memset(nw, 1, p->stacks.len);
-		*is_new = nw;
+		memset(fl, SNAP_STACK_NEW, p->stacks.len);
+		*flags = fl;
 	}
 	for (size_t i = 0; i < n_to; i++) {
 		const prof_sample *x = &p->samples.v[i];
 		mp_counts a = from ? counts_at(p, from, i) : (mp_counts){ 0, 0, 0, 0 };
 		mp_counts b = counts_at(p, to, i);
-		if (nw && a.alloc_objs && x->stack < p->stacks.len)
-			nw[x->stack] = 0;
+		if (fl && x->stack < p->stacks.len) {
+			if (a.alloc_objs)
+				fl[x->stack] &= (uint8_t)~SNAP_STACK_NEW;
+			fl[x->stack] |= (counts_held(a) ? SNAP_STACK_HELD_FROM : 0) | (counts_held(b) ? SNAP_STACK_HELD_TO : 0);
+		}
 		if (b.alloc_objs == a.alloc_objs && b.free_objs == a.free_objs && b.alloc_bytes == a.alloc_bytes &&
 		    b.free_bytes == a.free_bytes)
 			continue;
@@ -93,22 +102,27 @@ prof *snap_delta(const prof *p, const snap *from, const snap *to, uint8_t **is_n
 	d->meta.time = to ? to->wall : p->meta.time;
 	return d;
 nomem:
-	if (is_new) {
-		free(*is_new);
-		*is_new = NULL;
+	if (flags) {
+		free(*flags);
+		*flags = NULL;
 	}
 	prof_free(d);
 	prof_errorf(err, "snapshot diff: out of memory");
 	return NULL;
 }
 
-int snap_new_nodes(const prof *d, const prof_nodemap *m, const uint8_t *is_new, uint8_t *out)
+/* Node bits gathered over the stacks through it. */
+enum { ON_OLD = 1, ON_HELD_FROM = 2, ON_HELD_TO = 4 };
+
+int snap_marks_nodes(const prof *d, const prof_nodemap *m, const uint8_t *flags, uint8_t *out)
 {
-	memset(out, 1, m->nnodes);
+	memset(out, 0, m->nnodes);
 	uint32_t *buf = NULL;
 	size_t cap = 0;
 	for (uint32_t s = 0; s < d->stacks.len; s++) {
-		if (is_new[s])
+		uint8_t on = (flags[s] & SNAP_STACK_NEW ? 0 : ON_OLD) | (flags[s] & SNAP_STACK_HELD_FROM ? ON_HELD_FROM : 0) |
+			     (flags[s] & SNAP_STACK_HELD_TO ? ON_HELD_TO : 0);
+		if (!on)
 			continue;
 		long n = stack_nodes(d, m, s, &buf, &cap);
 		if (n < 0) {
@@ -117,8 +131,11 @@ int snap_new_nodes(const prof *d, const prof_nodemap *m, const uint8_t *is_new, 
 		}
 		for (long i = 0; i < n; i++)
 			if (buf[i] < m->nnodes)
-				out[buf[i]] = 0;
+				out[buf[i]] |= on;
 	}
 	free(buf);
+	for (uint32_t n = 0; n < m->nnodes; n++)
+		out[n] = !(out[n] & ON_OLD) ? DIFF_MARK_NEW
+			: (out[n] & (ON_HELD_FROM | ON_HELD_TO)) == ON_HELD_FROM ? DIFF_MARK_GONE : DIFF_MARK_NONE;
 	return 0;
 }

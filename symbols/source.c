@@ -7,9 +7,8 @@
 
 #include "symbols/sym_int.h"
 
-long sym_source_lines(sym *s, const char *file, sym_line_vals **vals)
+long sym_source_lines(sym *s, const prof *p, const char *file, sym_line_vals **vals)
 {
-	const prof *p = s->p;
 	*vals = NULL;
 	long nlines = 0;
 	for (uint32_t f = 0; f < p->frames.len; f++) {
@@ -56,6 +55,32 @@ long sym_source_lines(sym *s, const char *file, sym_line_vals **vals)
 	free(stamp);
 	*vals = v;
 	return nlines;
+}
+
+int sym_source_map(sym *s, const prof *p, const char *file, prof_nodemap *m)
+{
+	if (nodemap_begin(m, (uint32_t)p->frames.len))
+		return -1;
+	char name[16];
+	for (uint32_t f = 0; f < p->frames.len; f++) {
+		const sym_info *si = sym_frame(s, f);
+		if (!si)
+			goto fail;
+		for (uint32_t k = 0; k < si->nchain; k++) {
+			const sym_loc *l = &si->chain[k];
+			if (!l->file || l->line <= 0 || strcmp(l->file, file))
+				continue;
+			snprintf(name, sizeof(name), "%d", l->line);
+			uint32_t node = nodemap_node(m, name, 0);
+			if (node == UINT32_MAX || nodemap_push(m, node))
+				goto fail;
+		}
+		nodemap_end_frame(m);
+	}
+	return 0;
+fail:
+	nodemap_free(m);
+	return -1;
 }
 
 const char *sym_source_path(const sym *s, const char *file, char *buf, size_t len)

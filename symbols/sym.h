@@ -112,10 +112,16 @@ typedef struct sym_line_vals {
 	int64_t flat[AGG_NMETRIC];
 	int64_t cum[AGG_NMETRIC];
 } sym_line_vals;
-/* Fills *vals (caller frees with free()) with nlines+1 entries, nlines
- * being the highest line any location of file has. Resolves every frame
- * of the profile. Returns nlines (0 if none), or -1 on ENOMEM. */
-long sym_source_lines(sym *s, const char *file, sym_line_vals **vals);
+/* Fills *vals (caller frees with free()) with nlines+1 entries for p (s's
+ * profile, or one holding a prefix of its frames at the same indices: a
+ * diff of it), nlines being the highest line any location of file has.
+ * Resolves every frame of p. Returns nlines (0 if none), or -1 on ENOMEM. */
+long sym_source_lines(sym *s, const prof *p, const char *file, sym_line_vals **vals);
+/* The lines of file as a node map over p (as above): one node per line
+ * some location is on, named by its number ("123"); a frame maps to the
+ * lines of file in its inline chain, innermost first, and to nothing when
+ * it has none. Free with nodemap_free. 0 or -1 (ENOMEM). */
+int sym_source_map(sym *s, const prof *p, const char *file, prof_nodemap *m);
 /* The local path of a source file named by debug info: file itself when
  * readable, else under each --source-dir (whole path, then shorter
  * tails down to the file name). Writes into buf; NULL if none. */

@@ -380,10 +380,16 @@ int app_in_diff(const app *a)
 	return mo->in_diff && mo->in_diff(a);
 }
 
-int app_node_is_new(app *a, uint32_t node)
+int app_node_mark(app *a, uint32_t node)
 {
 	const mode_ops *mo = mode_of(a);
-	return mo->node_is_new && app_in_diff(a) && mo->node_is_new(a, node);
+	return mo->marks && app_in_diff(a) ? newmarks_node(mo->marks(a), a, node) : 0;
+}
+
+int app_map_marks(app *a, const prof_nodemap *m, uint8_t *out)
+{
+	const mode_ops *mo = mode_of(a);
+	return mo->marks && app_in_diff(a) ? newmarks_map(mo->marks(a), a, m, out) : -1;
 }
 
 struct sym *app_sym(const app *a)

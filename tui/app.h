@@ -86,9 +86,10 @@ typedef struct mode_ops {
 	/* The mode's own keys for the key bar, after the screen's first
 	 * (help); NULL-terminated, or NULL. */
 	const struct keybar_item *keys;
-	/* A diff is on screen (values signed), and whether node is NEW in it. */
+	/* A diff is on screen (values signed), and its NEW/GONE marks (read
+	 * only while in_diff; owned by the mode). */
 	int (*in_diff)(const app *a);
-	int (*node_is_new)(app *a, uint32_t node);
+	struct new_marks *(*marks)(app *a);
 	/* The path the default names of e start from (NULL: v.path). */
 	const char *(*file_stem)(const app *a);
 	/* Frees mode_data; the view is gone already. */
@@ -151,9 +152,11 @@ const char *fmt_delta(char *buf, size_t len, int64_t v, int objects);
  * function granularity, its place in the source ("name  file.c:12",
  * nodeinfo_row_loc). Returns buf or the name. */
 const char *row_label(app *a, size_t row, char *buf, size_t len);
-/* "NEW " at (y, x) when a diff is on screen and node is on no stack of the
- * earlier moment (BASE); returns the columns used (0 or 4). */
-int put_new_mark(app *a, int y, int x, uint32_t node, attr_t at);
+/* "NEW " or "GONE " (bold) at (y, x) when a diff is on screen and node is
+ * marked so in it (app_node_mark); returns the columns used (0, 4 or 5). */
+int put_diff_mark(app *a, int y, int x, uint32_t node, attr_t at);
+/* The word of a mark with its space ("NEW ", "GONE "), "" for none. */
+const char *diff_mark_word(int mark);
 /* The same as the row shows it in width columns: unresolved frames as
  * "module+0xoffset", long C++ names cut inside their arguments. Returns buf. */
 const char *row_label_fit(app *a, size_t row, int width, char *buf, size_t len);
@@ -169,32 +172,39 @@ long scroll_lines(app *a, long sel_line, long nlines, long height);
 int64_t strip_per(int64_t n, int64_t width);
 void strip_bar(app *a, int64_t v, int64_t max, attr_t at);
 
-/* newmarks.c: the diff a mode shows and its NEW marks.  Between two
- * moments (live, recording): d, a snap_delta result, and its is_new per
- * stack, both owned.  Two files: newp, NEW's profile, borrowed. */
+/* newmarks.c: the diff a mode shows and its NEW and GONE marks (enum
+ * diff_mark, core/diff_marks.h).  Between two moments (live, recording):
+ * d, a snap_delta result, and its SNAP_STACK_* flags per stack, both
+ * owned.  Two files: newp, NEW's profile, borrowed. */
 typedef struct new_marks {
 	prof *d;                 /* owned: the diff shown, or NULL */
-	uint8_t *is_new;         /* owned: per stack of d */
+	uint8_t *flags;          /* owned: per stack of d */
 	const prof *newp;        /* borrowed (two files) */
 	unsigned gen;            /* bumped when d or the map under the view changes */
-	uint8_t *node_new;       /* owned: per node of map, built at gen built */
+	uint8_t *node_mark;      /* owned: per node of map, built at gen built */
 	const prof_nodemap *map;
 	uint32_t n;
 	unsigned built;
 } new_marks;
-/* Shows d with is_new (owned from now on; either may be NULL), freeing the
+/* Shows d with flags (owned from now on; either may be NULL), freeing the
  * previous ones. */
-void newmarks_set(new_marks *nm, prof *d, uint8_t *is_new);
-/* 1 when node (of the map on screen) is on no stack of the earlier moment. */
+void newmarks_set(new_marks *nm, prof *d, uint8_t *flags);
+/* The mark of node (of the map on screen): DIFF_MARK_NEW, _GONE or _NONE. */
 int newmarks_node(new_marks *nm, const app *a, uint32_t node);
+/* The marks of every node of m, another map over the profile on screen
+ * (the source pane's lines), into out (m->nnodes bytes). 0, or -1 when
+ * out of memory or no diff is known. */
+int newmarks_map(const new_marks *nm, const app *a, const prof_nodemap *m, uint8_t *out);
 /* Frees the diff and the marks. */
 void newmarks_free(new_marks *nm);
 
-/* app.c: the mode's answers: a diff is on screen (values are signed), and
- * whether a node is NEW in it (as the mode decides: not at the earlier
- * moment, or nothing allocated through it in BASE). */
+/* app.c: the mode's answers: a diff is on screen (values are signed), a
+ * node's mark in it (NEW: nothing at the earlier moment or in BASE; GONE:
+ * nothing at the later moment or in NEW; as the mode defines them), and
+ * the marks of another map's nodes (newmarks_map; -1 when not in a diff). */
 int app_in_diff(const app *a);
-int app_node_is_new(app *a, uint32_t node);
+int app_node_mark(app *a, uint32_t node);
+int app_map_marks(app *a, const prof_nodemap *m, uint8_t *out);
 /* The symbols over the profile on screen (NULL: raw names only). */
 struct sym *app_sym(const app *a);
 /* The view's granularities: first (the one its maps were built at), then,
@@ -206,9 +216,10 @@ void app_set_grans(app *a, int first);
 int app_view_open(app *a, const prof *p, int first, const char *title);
 
 /* filediff.c: two files, BASE and NEW, as a's mode (filediff_mode): d
- * toggles NEW - BASE on every screen. base and the strings are borrowed.
- * 0, or -1 when out of memory. */
-int filediff_init(app *a, const prof *base, const char *base_path, const sym_opts *so);
+ * toggles NEW - BASE on every screen; with open the diff is on from the
+ * first tick (one that cannot be built says why on the status line). base
+ * and the strings are borrowed. 0, or -1 when out of memory. */
+int filediff_init(app *a, const prof *base, const char *base_path, const sym_opts *so, int open);
 
 /* write_ui.c: w and W, the profile on screen written as native or skynet
  * v1: a default file name that does not exist yet (base.pro, base-2.pro,

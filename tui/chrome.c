@@ -7,6 +7,7 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "core/diff_marks.h"
 #include "core/names.h"
 #include "tui/app.h"
 
@@ -170,11 +171,17 @@ const char *row_label(app *a, size_t row, char *buf, size_t len)
 	return label_of(a, row, view_node_name(&a->v, view_row_node(&a->v, row)), buf, len);
 }
 
-int put_new_mark(app *a, int y, int x, uint32_t node, attr_t at)
+const char *diff_mark_word(int mark)
 {
-	if (!app_node_is_new(a, node))
+	return mark == DIFF_MARK_NEW ? "NEW " : mark == DIFF_MARK_GONE ? "GONE " : "";
+}
+
+int put_diff_mark(app *a, int y, int x, uint32_t node, attr_t at)
+{
+	const char *w = diff_mark_word(app_node_mark(a, node));
+	if (!*w)
 		return 0;
-	return put_text(a, y, x, 4, "NEW ", at | A_BOLD, 1);
+	return put_text(a, y, x, (int)strlen(w), w, at | A_BOLD, 1);
 }
 
 const char *row_label_fit(app *a, size_t row, int width, char *buf, size_t len)

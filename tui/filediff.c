@@ -22,7 +22,8 @@ typedef struct file_diff {
 	char note[512];          /* what the diff says of the two builds, or "" */
 	int builds;              /* BASE and NEW are different builds */
 	int on;
-	new_marks marks;         /* NEW marks (over newp) */
+	int open_pending;        /* --diff: open it at the first tick */
+	new_marks marks;         /* NEW and GONE marks (over newp) */
 } file_diff;
 
 static file_diff *FD(const app *a)
@@ -30,7 +31,7 @@ static file_diff *FD(const app *a)
 	return a->mode_data;
 }
 
-int filediff_init(app *a, const prof *base, const char *base_path, const sym_opts *so)
+int filediff_init(app *a, const prof *base, const char *base_path, const sym_opts *so, int open)
 {
 	file_diff *fd = calloc(1, sizeof(*fd));
 	if (!fd)
@@ -47,6 +48,7 @@ int filediff_init(app *a, const prof *base, const char *base_path, const sym_opt
 	if (!a->v.status[0])
 		snprintf(a->v.status, sizeof(a->v.status), "two files: d shows the diff NEW - BASE (BASE %.200s)",
 			 path_base(base_path));
+	fd->open_pending = open;
 	return 0;
 }
 
@@ -109,9 +111,21 @@ static int filediff_toggle(app *a)
 	return REACT_REDRAW;
 }
 
-static int filediff_node_is_new(app *a, uint32_t node)
+/* The diff asked for at the start opens here, before the first draw: the
+ * terminal's charset (the title's minus sign) is known by then. */
+static int filediff_tick(app *a)
 {
-	return filediff_on(a) && newmarks_node(&FD(a)->marks, a, node);
+	file_diff *fd = FD(a);
+	if (!fd->open_pending)
+		return 0;
+	fd->open_pending = 0;
+	filediff_toggle(a);
+	return 1;
+}
+
+static new_marks *filediff_marks(app *a)
+{
+	return &FD(a)->marks;
 }
 
 static void filediff_free(app *a)
@@ -131,9 +145,10 @@ static int filediff_key(app *a, int key)
 
 const mode_ops filediff_mode = {
 	.name = "two files",
+	.tick = filediff_tick,
 	.key = filediff_key,
 	.in_diff = filediff_on,
-	.node_is_new = filediff_node_is_new,
+	.marks = filediff_marks,
 	.file_stem = filediff_path,
 	.free = filediff_free,
 };

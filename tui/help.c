@@ -18,7 +18,7 @@ const help_line help_lines[] = {
 	{ "o", "switch bytes / objects" },
 	{ "g", "granularity: the next of function, line, address, module (after the one opened with)" },
 	{ "", "Two files (mprof-tui BASE NEW) and exports" },
-	{ "d", "toggle the diff NEW - BASE on every screen (signed deltas)" },
+	{ "d", "toggle the diff NEW - BASE on every screen (signed deltas, NEW/GONE marks)" },
 	{ "e", "export the view: pprof, folded, skynet or native, to a file" },
 	{ "", "Sorting (main table)" },
 	{ "F", "sort by flat (the node is the leaf)" },
@@ -41,7 +41,7 @@ const help_line help_lines[] = {
 	{ "mouse", "wheel scrolls, click selects" },
 	{ "", "Live mode (--attach PID, -- CMD) and writing" },
 	{ "m", "take a snapshot (numbered, with its time and total)" },
-	{ "d", "diff two snapshots (now counts as one): growth per row, NEW rows; d again closes" },
+	{ "d", "diff two snapshots (now counts as one): growth per row, NEW/GONE rows; d again closes" },
 	{ "p", "pause / resume the updates" },
 	{ "z Z", "strip: zoom in / out, 100 ms to 1 h a column (the newest at the right)" },
 	{ "=", "strip: fit the whole run since the attach (the default)" },
@@ -53,9 +53,12 @@ const help_line help_lines[] = {
 	{ "P", "the run's peak" },
 	{ "Home End", "the start / the end of the run (the last row: G)" },
 	{ "m", "set the mark at the cursor" },
-	{ "d", "growth from the mark to the cursor; d again closes" },
+	{ "d", "growth from the mark to the cursor, NEW/GONE rows; d again closes" },
 	{ "L", "allocations made between mark and cursor still alive at the end" },
 	{ "T", "temporary allocations per stack, lifetime histogram of the row" },
+	{ "", "Marks in a diff (table, callers/callees, tree, source lines)" },
+	{ "NEW", "nothing went through it in BASE, or at the earlier moment" },
+	{ "GONE", "nothing goes through it in NEW; moments: all it held is freed" },
 };
 const size_t help_count = sizeof(help_lines) / sizeof(help_lines[0]);
 

@@ -60,7 +60,7 @@ typedef struct live_ui {
 	int nsnaps;
 	/* The diff on screen: from/to are snapshot indices, to -1 is now. */
 	int diff, from, to;
-	new_marks marks;         /* the diff (marks.d) and its NEW marks */
+	new_marks marks;         /* the diff (marks.d) and its NEW/GONE marks */
 	char state[300];         /* the title's start: pid, running/PAUSED/EXITED, DIFF */
 	char title[700];
 	char note[600];          /* the status line's right end */
@@ -293,15 +293,15 @@ static int rebuild_diff(app *a, int frames_changed)
 {
 	live_ui *lv = LV(a);
 	prof_error err;
-	uint8_t *is_new = NULL;
-	prof *d = snap_delta(lv->f.p, &lv->snaps[lv->from], lv->to < 0 ? NULL : &lv->snaps[lv->to], &is_new, &err);
+	uint8_t *flags = NULL;
+	prof *d = snap_delta(lv->f.p, &lv->snaps[lv->from], lv->to < 0 ? NULL : &lv->snaps[lv->to], &flags, &err);
 	if (!d) {
 		snprintf(a->v.status, sizeof(a->v.status), "%.250s", err.msg);
 		return -1;
 	}
 	/* The old diff goes only after the view let go of it. */
 	int rc = view_reload(&a->v, d, frames_changed || !lv->marks.d);
-	newmarks_set(&lv->marks, d, is_new);
+	newmarks_set(&lv->marks, d, flags);
 	return rc;
 }
 
@@ -363,10 +363,9 @@ static int live_in_diff(const app *a)
 	return LV(a)->diff && LV(a)->marks.d;
 }
 
-static int live_node_is_new(app *a, uint32_t node)
+static new_marks *live_marks(app *a)
 {
-	live_ui *lv = LV(a);
-	return live_in_diff(a) && newmarks_node(&lv->marks, a, node);
+	return &LV(a)->marks;
 }
 
 /* ---- keys ---------------------------------------------------------------------- */
@@ -824,7 +823,7 @@ const mode_ops live_mode = {
 	.title_state = live_title_state,
 	.keys = live_keys,
 	.in_diff = live_in_diff,
-	.node_is_new = live_node_is_new,
+	.marks = live_marks,
 	.file_stem = live_file_stem,
 	.free = live_free,
 };

@@ -491,8 +491,9 @@ static int main_batch(const cli *c, const char *path, int g)
 	return stdout_done(rc);
 }
 
-/* The UI over path; with base_path, BASE too (read after NEW) for d. */
-static int ui_over(const cli *c, const char *base_path, const char *path, int g)
+/* The UI over path; with base_path, BASE too (read after NEW) for d, the
+ * diff already on when diff_open. */
+static int ui_over(const cli *c, const char *base_path, const char *path, int g, int diff_open)
 {
 	opened f;
 	int rc = opened_load(&f, c, path);
@@ -512,23 +513,24 @@ static int ui_over(const cli *c, const char *base_path, const char *path, int g)
 	}
 	tui_file_opts to = { .p = f.p, .m = &f.m, .a = &f.a, .path = path, .sy = f.sy, .gran = g,
 			     .alloc = c->ro.alloc, .objects = c->ro.objects, .base = base,
-			     .base_path = base_path, .so = &f.so, .note = f.note };
+			     .base_path = base_path, .diff_open = diff_open, .so = &f.so, .note = f.note };
 	rc = tui_run(&to);
 	opened_free(&f, 1);
 	prof_free(base);
 	return stdout_done(rc);
 }
 
-/* mprof-tui FILE: the UI over one profile (NEW - BASE with --diff BASE). */
+/* mprof-tui FILE: the UI over one profile. */
 static int main_file(const cli *c, const char *path, int g)
 {
-	return ui_over(c, NULL, path, g);
+	return ui_over(c, NULL, path, g, 0);
 }
 
-/* mprof-tui BASE NEW: the UI over NEW; d toggles NEW - BASE. */
-static int main_two_files(const cli *c, const char *base_path, const char *path, int g)
+/* mprof-tui BASE NEW: the UI over NEW; d toggles NEW - BASE (open from
+ * the start with --diff BASE NEW). */
+static int main_two_files(const cli *c, const char *base_path, const char *path, int g, int diff_open)
 {
-	return ui_over(c, base_path, path, g);
+	return ui_over(c, base_path, path, g, diff_open);
 }
 
 /* mprof-tui FILE, BASE NEW, a recording DIR, or a batch report. */
@@ -557,7 +559,14 @@ static int main_profile(cli *c, int argc, char **argv)
 		return main_recording(c, path, g);
 	if (c->batch)
 		return main_batch(c, path, g);
-	return c->base_path ? main_two_files(c, c->base_path, path, g) : main_file(c, path, g);
+	/* The UI over --diff BASE NEW is the two files with the diff open: the
+	 * mode that marks NEW and GONE rows, and d shows NEW alone. */
+	if (c->diff_base) {
+		const char *base = c->diff_base;
+		c->diff_base = NULL;   /* NEW is loaded as it is */
+		return main_two_files(c, base, path, g, 1);
+	}
+	return c->base_path ? main_two_files(c, c->base_path, path, g, 0) : main_file(c, path, g);
 }
 
 int main(int argc, char **argv)

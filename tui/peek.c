@@ -37,11 +37,11 @@ static void peek_row(app *a, int yy, long r, int sel)
 	put_right(a, yy, x, W_OBJ, fmt(b, sizeof(b), oval, !v->objects), at);
 	put_text(a, yy, x + W_OBJ, 1, " ", at, 1);
 	x += W_OBJ + 1;
-	/* The arrow (the node) or the indent (a caller, a callee), a NEW mark
-	 * in a diff, then the name. */
+	/* The arrow (the node) or the indent (a caller, a callee), a NEW or GONE
+	 * mark in a diff, then the name. */
 	x += put_text(a, yy, x, a->wd - x, part == 1 ? (a->utf8 ? "\xe2\x96\xb6 " : "> ") : "    ", at, 0);
 	if (part == 1 || e)
-		x += put_new_mark(a, yy, x, part == 1 ? v->cg.node : e->node, at);
+		x += put_diff_mark(a, yy, x, part == 1 ? v->cg.node : e->node, at);
 	if (part == 1) {
 		char flat[32];
 		fmt(flat, sizeof(flat), v->cg.flat[m], v->objects);

@@ -92,7 +92,7 @@ static void rec_show(app *a, int frames_changed)
 	recording *r = u->r;
 	prof_error err;
 	prof *d = NULL;
-	uint8_t *is_new = NULL;
+	uint8_t *flags = NULL;
 	uint64_t ev = r->tl[u->cur].peak_ev, mev = r->tl[u->mark].peak_ev;
 	if (u->mode == RM_DIFF) {
 		snap sa, sb;
@@ -101,7 +101,7 @@ static void rec_show(app *a, int frames_changed)
 		int bad = snap_take(&sa, r->p, 1, 0, (int64_t)r->cur_time);
 		rec_seek(r, hi);
 		if (!bad && !snap_take(&sb, r->p, 2, 0, (int64_t)r->cur_time)) {
-			d = snap_delta(r->p, &sa, &sb, &is_new, &err);
+			d = snap_delta(r->p, &sa, &sb, &flags, &err);
 			snap_free(&sb);
 		}
 		if (!bad)
@@ -125,7 +125,7 @@ static void rec_show(app *a, int frames_changed)
 		rec_seek(r, ev);
 	}
 	view_reload(&a->v, d ? d : r->p, frames_changed);
-	newmarks_set(&u->marks, d, is_new);
+	newmarks_set(&u->marks, d, flags);
 	title_update(a);
 }
 
@@ -245,10 +245,9 @@ static int rec_in_diff(const app *a)
 	return RU(a)->mode == RM_DIFF;
 }
 
-static int rec_node_is_new(app *a, uint32_t node)
+static new_marks *rec_marks(app *a)
 {
-	rec_ui *u = RU(a);
-	return rec_in_diff(a) && newmarks_node(&u->marks, a, node);
+	return &RU(a)->marks;
 }
 
 static int rec_strip_height(const app *a)
@@ -368,7 +367,7 @@ const mode_ops rec_mode = {
 	.strip_draw = rec_strip_draw,
 	.in_diff = rec_in_diff,
 	.title_state = rec_title_state,
-	.node_is_new = rec_node_is_new,
+	.marks = rec_marks,
 	.free = rec_free,
 };
 

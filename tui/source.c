@@ -2,7 +2,9 @@
  * as `addr2line -Cif` prints it, then its source file with the line
  * highlighted and, per line, the bytes allocated there (pprof's list:
  * flat = the line is the innermost location, cum = anywhere in the stack).
- * The per-line values follow the profile on screen (a diff toggle too). */
+ * The per-line values follow the profile on screen (a diff toggle too);
+ * in a diff a line is marked NEW or GONE when its own node in a map of the
+ * file's lines is (every stack through the line new, or gone). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +12,7 @@
 #include "symbols/sym.h"
 #include "tui/app.h"
 
-enum { W_VAL = 9, W_LINE = 6 };
+enum { W_VAL = 9, W_LINE = 6, W_MARK = 5 };
 
 typedef struct source_pane {
 	const prof *p;           /* the profile vals were computed over */
@@ -18,6 +20,7 @@ typedef struct source_pane {
 	char **rows;             /* owned: chain lines, a file label, source lines */
 	size_t nrows, nchain;    /* source line k (1-based) is rows[nchain + k - 1] */
 	sym_line_vals *vals;     /* owned; nvals + 1 entries */
+	uint8_t *marks;          /* owned: nvals + 1 entries (enum diff_mark), NULL out of a diff */
 	long nvals;
 	char file[1024];         /* as debug info names it */
 	int line;                /* the highlighted line */
@@ -29,6 +32,7 @@ static void pane_clear(source_pane *sp)
 		free(sp->rows[i]);
 	free(sp->rows);
 	free(sp->vals);
+	free(sp->marks);
 	memset(sp, 0, sizeof(*sp));
 }
 
@@ -112,25 +116,51 @@ static char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
+/* sp->marks: per line of the file, the mark of its node in a map of the
+ * file's lines over the diff on screen (none out of a diff). 0 or -1. */
+static int marks_update(app *a, source_pane *sp)
+{
+	prof_nodemap m;
+	if (!app_in_diff(a) || !sp->nvals)
+		return 0;
+	if (sym_source_map(sp->sy, sp->p, sp->file, &m))
+		return -1;
+	uint8_t *out = malloc(m.nnodes ? m.nnodes : 1);
+	sp->marks = calloc((size_t)sp->nvals + 1, 1);
+	int rc = out && sp->marks ? 0 : -1;
+	if (!rc && app_map_marks(a, &m, out))
+		rc = 1;   /* no marks known: none drawn */
+	for (uint32_t n = 0; !rc && n < m.nnodes; n++) {
+		long ln = strtol(nodemap_name(&m, n), NULL, 10);
+		if (ln > 0 && ln <= sp->nvals)
+			sp->marks[ln] = out[n];
+	}
+	free(out);
+	nodemap_free(&m);
+	return rc < 0 ? -1 : 0;
+}
+
 static int vals_update(app *a, source_pane *sp)
 {
 	struct sym *sy = app_sym(a);
 	if (sp->p == a->v.p && sp->sy == sy)
 		return 0;
 	free(sp->vals);
+	free(sp->marks);
 	sp->vals = NULL;
+	sp->marks = NULL;
 	sp->nvals = 0;
 	sp->p = a->v.p;
 	sp->sy = sy;
 	if (!sy)
 		return 0;
-	long n = sym_source_lines(sy, sp->file, &sp->vals);
+	long n = sym_source_lines(sy, sp->p, sp->file, &sp->vals);
 	if (n < 0) {
 		sp->vals = NULL;
 		return -1;
 	}
 	sp->nvals = n;
-	return 0;
+	return marks_update(a, sp);
 }
 
 int source_open(app *a)
@@ -228,6 +258,8 @@ static void source_draw(app *a)
 	source_pane *sp = a->src;
 	/* The text stands two apart from the line column, as in the rows. */
 	const head_col cols[] = { { W_VAL, "flat", 0 }, { W_VAL, "cum", 0 }, { W_LINE, "line", 0 } };
+	/* In a diff a column of marks keeps the code's indentation. */
+	int wmark = app_in_diff(a) ? W_MARK : 0;
 	head_line(a, cols, 3, " inline chain (addr2line -Cif), then the source", 0);
 	if (!sp || !sp->nrows)
 		return;
@@ -265,6 +297,11 @@ static void source_draw(app *a)
 		put_right(a, yy, x, W_LINE, b, at);
 		put_text(a, yy, x + W_LINE, 2, hl ? ">" : " ", at, 1);
 		x += W_LINE + 2;
+		if (wmark) {
+			int mk = sp->marks && ln <= sp->nvals ? sp->marks[ln] : 0;
+			put_text(a, yy, x, wmark, diff_mark_word(mk), at | A_BOLD, 1);
+			x += wmark;
+		}
 		put_text(a, yy, x, a->wd - x, sp->rows[r], at, 1);
 	}
 }

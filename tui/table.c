@@ -71,7 +71,7 @@ static void table_draw(app *a)
 		put_right(a, yy, x, W_OBJ, fmt(b, sizeof(b), av->cum[o], !v->objects), at);
 		put_text(a, yy, x + W_OBJ, 1, " ", at, 1);
 		x += W_OBJ + 1;
-		x += put_new_mark(a, yy, x, node, at);
+		x += put_diff_mark(a, yy, x, node, at);
 		put_text(a, yy, x, a->wd - x, row_label_fit(a, (size_t)r, a->wd - x, lb, sizeof(lb)), at, 1);
 	}
 }

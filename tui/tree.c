@@ -51,7 +51,7 @@ static void tree_draw(app *a)
 			ind = 40;
 		snprintf(name, sizeof(name), "%*s%s ", ind, "", mark);
 		x += put_text(a, yy, x, a->wd - x, name, at, 0);
-		x += put_new_mark(a, yy, x, t->node, at);
+		x += put_diff_mark(a, yy, x, t->node, at);
 		put_text(a, yy, x, a->wd - x, row_label_fit(a, (size_t)r, a->wd - x, lb, sizeof(lb)), at, 1);
 	}
 }

@@ -21,6 +21,7 @@ typedef struct tui_file_opts {
 	int alloc, objects;      /* --alloc, --objects: the starting metric */
 	const prof *base;        /* two files (BASE NEW): d toggles NEW - BASE */
 	const char *base_path;
+	int diff_open;           /* --diff BASE NEW: the diff on from the start */
 	const sym_opts *so;      /* to open symbols over the diff */
 	const char *note;        /* the status line's first words, or NULL/"" */
 } tui_file_opts;

@@ -3,7 +3,8 @@
 # run's peak, Left moves back in time, P returns to the peak, the state
 # after the fall no longer shows peak_fn, d diffs the mark and the cursor,
 # L lists what is alive at the end, T the temporary allocations, and a diff
-# marks the stacks that did not exist at the mark NEW.
+# marks the stacks that did not exist at the mark NEW and those that held
+# memory at the mark and hold none at the cursor GONE.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/test/tmux.sh"
 HOOK=$TOP/libmprof.so
@@ -32,6 +33,17 @@ check "rec tui: after the fall: after_fn's 4 KiB" "4.00 KiB 100.0% 100.0%  4.00 
 if screen | grep -F -q ' peak_fn '; then not_ok "rec tui: after the fall peak_fn is gone" "$(screen | head -12)"; else ok "rec tui: after the fall peak_fn is gone"; fi
 keys P m '}' d
 check "rec tui: d diffs the mark (peak) and the cursor (end)" "-9.77 MiB"
+# peak_fn held its blocks at the mark and none at the cursor: GONE; after_fn
+# had allocated nothing at the mark: NEW; on the table and the source pane.
+check "rec tui: d: a stack that holds nothing any more is GONE" "-100 GONE peak_fn  rec_peak.c:32"
+check "rec tui: d: a stack not there at the mark is NEW" "+1 NEW after_fn  rec_peak.c:40"
+keys l
+check "rec tui: d, l: the source of peak_fn" "Source of peak_fn"
+expect_match "rec tui: d, l: peak_fn's malloc line GONE, its fall" "$(screen | grep -F 'malloc(PEAK_SIZE)')" \
+	"^-9\.77 MiB -9\.77 MiB +32> GONE "
+expect_match "rec tui: d, l: after_fn's malloc line NEW" "$(screen | grep -F 'malloc(4096)')" "^\+4\.00 KiB \+4\.00 KiB +40  NEW "
+keys Escape
+check "rec tui: d, l: back to the table" "Main table"
 keys d L
 check "rec tui: L: made between the peak and the end, alive at the end" "4.00 KiB 100.0% 100.0%  4.00 KiB 100.0%        1 after_fn"
 expect_match "rec tui: L shows allocations (alloc bytes)" "$(screen | sed -n 1p)" " alloc bytes "

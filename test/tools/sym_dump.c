@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 		return 1;
 	if (lines) {
 		sym_line_vals *v;
-		long n = sym_source_lines(s, lines, &v);
+		long n = sym_source_lines(s, p, lines, &v);
 		for (long l = 1; l <= n; l++)
 			if (v[l].cum[AGG_INUSE_BYTES] || v[l].flat[AGG_INUSE_BYTES])
 				printf("%ld %lld %lld\n", l, (long long)v[l].flat[AGG_INUSE_BYTES],

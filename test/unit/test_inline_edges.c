@@ -13,7 +13,7 @@
 
 #include "core/agg.h"
 #include "core/diff.h"
-#include "core/diff_new.h"
+#include "core/diff_marks.h"
 #include "core/inline_edges.h"
 #include "core/load.h"
 #include "core/view.h"
@@ -184,6 +184,32 @@ static size_t new_by_keys(const prof *base, const prof *cur)
 	return n;
 }
 
+/* The marks (caller frees) of the nodes of *m (caller frees), the address
+ * map over the diff cur - base. */
+static uint8_t *marks_of(const prof *base, const prof *cur, prof_nodemap *m)
+{
+	prof_error err;
+	prof *d = diff_build(base, cur, &err);
+	assert_non_null(d);
+	agg ad;
+	assert_int_equal(nodemap_by_address(m, d), 0);
+	assert_int_equal(agg_compute(&ad, d, m), 0);
+	uint8_t *out = malloc(m->nnodes ? m->nnodes : 1);
+	assert_non_null(out);
+	assert_int_equal(diff_marks_nodes(cur, &ad, m, out), 0);
+	agg_free(&ad);
+	prof_free(d);
+	return out;
+}
+
+static size_t count_marks(const uint8_t *out, const prof_nodemap *m, int mark)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < m->nnodes; i++)
+		n += out[i] == mark;
+	return n;
+}
+
 /* The skynet fixtures: +0xc588 allocates only in NEW (test_mem.pro);
  * +0xb55d allocated in BASE too (and freed there). */
 static void new_rows_of_a_file_diff(void **state)
@@ -193,42 +219,31 @@ static void new_rows_of_a_file_diff(void **state)
 	prof *base = prof_load("test/data/test_mem_fixed.pro", &err), *cur = prof_load("test/data/test_mem.pro", &err);
 	assert_non_null(base);
 	assert_non_null(cur);
-	prof *d = diff_build(base, cur, &err);
-	assert_non_null(d);
-	prof_nodemap m;
-	agg ad;
-	assert_int_equal(nodemap_by_address(&m, d), 0);
-	assert_int_equal(agg_compute(&ad, d, &m), 0);
-	uint8_t *out = malloc(m.nnodes);
-	assert_int_equal(diff_new_nodes(cur, &ad, &m, out), 0);
-	assert_int_equal(out[node_named(&m, "(+0xc588)")], 1);
-	assert_int_equal(out[node_named(&m, "(+0xb55d)")], 0);
-	assert_int_equal(out[node_named(&m, "(+0xb519)")], 0);
-	assert_int_equal(out[node_named(&m, "(skynet_timeout+0x30)")], 0);
-	size_t n = 0;
-	for (uint32_t i = 0; i < m.nnodes; i++)
-		n += out[i];
+	prof_nodemap m, mr, mz;
+	uint8_t *out = marks_of(base, cur, &m);
+	assert_int_equal(out[node_named(&m, "(+0xc588)")], DIFF_MARK_NEW);
+	assert_int_equal(out[node_named(&m, "(+0xb55d)")], DIFF_MARK_NONE);
+	assert_int_equal(out[node_named(&m, "(+0xb519)")], DIFF_MARK_NONE);
+	assert_int_equal(out[node_named(&m, "(skynet_timeout+0x30)")], DIFF_MARK_NONE);
+	size_t n = count_marks(out, &m, DIFF_MARK_NEW), gone = count_marks(out, &m, DIFF_MARK_GONE);
 	assert_true(n > 0);
 	assert_int_equal(n, new_by_keys(base, cur));
-	/* A diff with itself: nothing is new. */
-	prof *z = diff_build(cur, cur, &err);
-	prof_nodemap mz;
-	agg az;
-	assert_non_null(z);
-	assert_int_equal(nodemap_by_address(&mz, z), 0);
-	assert_int_equal(agg_compute(&az, z, &mz), 0);
-	uint8_t *oz = malloc(mz.nnodes ? mz.nnodes : 1);
-	assert_int_equal(diff_new_nodes(cur, &az, &mz, oz), 0);
-	for (uint32_t i = 0; i < mz.nnodes; i++)
-		assert_int_equal(oz[i], 0);
+	/* GONE is NEW's mirror: what BASE allocated through and NEW did not
+	 * (nothing here), so the reversed diff's GONE rows are these NEW ones. */
+	assert_int_equal(gone, new_by_keys(cur, base));
+	uint8_t *rev = marks_of(cur, base, &mr);
+	assert_int_equal(rev[node_named(&mr, "(+0xc588)")], DIFF_MARK_GONE);
+	assert_int_equal(count_marks(rev, &mr, DIFF_MARK_GONE), n);
+	assert_int_equal(count_marks(rev, &mr, DIFF_MARK_NEW), gone);
+	/* A diff with itself: nothing is marked. */
+	uint8_t *oz = marks_of(cur, cur, &mz);
+	assert_int_equal(count_marks(oz, &mz, DIFF_MARK_NONE), mz.nnodes);
 	free(oz);
-	agg_free(&az);
 	nodemap_free(&mz);
-	prof_free(z);
+	free(rev);
+	nodemap_free(&mr);
 	free(out);
-	agg_free(&ad);
 	nodemap_free(&m);
-	prof_free(d);
 	prof_free(base);
 	prof_free(cur);
 }

@@ -43,25 +43,26 @@ static void test_snap_delta(void **state)
 	uint32_t s3[] = { d, 2 };
 	prof_sample_add(p, prof_stack_add(p, s3, 2), 0, 2, 64, 0, 0);
 	assert_int_equal(snap_take(&s2, p, 2, 105, 6000000000), 0);
-	uint8_t *is_new;
+	uint8_t *flags;
 	prof_error err;
-	prof *dp = snap_delta(p, &s1, &s2, &is_new, &err);
+	prof *dp = snap_delta(p, &s1, &s2, &flags, &err);
 	assert_non_null(dp);
 	assert_int_equal(dp->samples.len, 2);   /* b did not move */
 	assert_int_equal(dp->samples.v[0].c.alloc_bytes, 300);
 	assert_int_equal(dp->samples.v[1].c.alloc_bytes, 64);
-	assert_int_equal(is_new[0], 0);
-	assert_int_equal(is_new[2], 1);
+	assert_int_equal(flags[0] & SNAP_STACK_NEW, 0);
+	assert_int_equal(flags[2] & SNAP_STACK_NEW, SNAP_STACK_NEW);
 	prof_nodemap m;
 	agg ag;
 	assert_int_equal(nodemap_by_address(&m, dp), 0);
 	assert_int_equal(agg_compute(&ag, dp, &m), 0);
 	assert_int_equal(ag.total[AGG_INUSE_BYTES], 364);
 	uint8_t nn[8];
-	assert_int_equal(snap_new_nodes(dp, &m, is_new, nn), 0);
-	assert_int_equal(nn[0], 0);   /* a existed at #1 */
-	assert_int_equal(nn[2], 0);   /* c too */
-	assert_int_equal(nn[3], 1);   /* d is new */
+	assert_int_equal(snap_marks_nodes(dp, &m, flags, nn), 0);
+	assert_int_equal(nn[0], DIFF_MARK_NONE);   /* a existed at #1 */
+	assert_int_equal(nn[1], DIFF_MARK_NONE);   /* b held nothing at #1: not GONE */
+	assert_int_equal(nn[2], DIFF_MARK_NONE);   /* c too */
+	assert_int_equal(nn[3], DIFF_MARK_NEW);    /* d is new */
 	/* to older than from is refused; NULL from is the empty start. */
 	assert_null(snap_delta(p, &s2, &s1, NULL, &err));
 	prof *w = snap_delta(p, NULL, &s1, NULL, &err);
@@ -70,7 +71,57 @@ static void test_snap_delta(void **state)
 	prof_free(w);
 	agg_free(&ag);
 	nodemap_free(&m);
-	free(is_new);
+	free(flags);
+	prof_free(dp);
+	snap_free(&s1);
+	snap_free(&s2);
+	prof_free(p);
+}
+
+/* GONE between two moments: e <- c held 2 blocks at #1 and freed both by
+ * #2; a <- c keeps its blocks, so c stays unmarked; b <- c, which held
+ * nothing at #1, is not GONE either. */
+static void test_snap_gone(void **state)
+{
+	(void)state;
+	prof *p = model();
+	uint32_t e = prof_frame_intern(p, 0x50);
+	p->frames.v[e].name = prof_str(p, "e", 1);
+	uint32_t s4[] = { e, 2 };
+	prof_sample_add(p, prof_stack_add(p, s4, 2), 0, 2, 96, 0, 0);
+	snap s1, s2;
+	assert_int_equal(snap_take(&s1, p, 1, 100, 1000000000), 0);
+	p->samples.v[2].c.free_objs = 2;
+	p->samples.v[2].c.free_bytes = 96;
+	p->samples.v[0].c.free_objs = 9;   /* a frees 9 of its 10: one left */
+	p->samples.v[0].c.free_bytes = 900;
+	assert_int_equal(snap_take(&s2, p, 2, 105, 6000000000), 0);
+	uint8_t *flags;
+	prof_error err;
+	prof *dp = snap_delta(p, &s1, &s2, &flags, &err);
+	assert_non_null(dp);
+	assert_int_equal(flags[2], SNAP_STACK_HELD_FROM);
+	assert_int_equal(flags[0], SNAP_STACK_HELD_FROM | SNAP_STACK_HELD_TO);
+	assert_int_equal(flags[1], 0);
+	prof_nodemap m;
+	assert_int_equal(nodemap_by_address(&m, dp), 0);
+	uint8_t nn[8];
+	assert_int_equal(snap_marks_nodes(dp, &m, flags, nn), 0);
+	assert_int_equal(nn[e], DIFF_MARK_GONE);
+	assert_int_equal(nn[0], DIFF_MARK_NONE);   /* a still holds one */
+	assert_int_equal(nn[1], DIFF_MARK_NONE);   /* b held nothing at #1 */
+	assert_int_equal(nn[2], DIFF_MARK_NONE);   /* c holds a's block */
+	/* Reversed roles, a from the empty start: nothing is GONE, all NEW. */
+	uint8_t *f0;
+	prof *d0 = snap_delta(p, NULL, &s1, &f0, &err);
+	assert_non_null(d0);
+	assert_int_equal(snap_marks_nodes(d0, &m, f0, nn), 0);
+	for (uint32_t i = 0; i < m.nnodes; i++)
+		assert_int_equal(nn[i], DIFF_MARK_NEW);
+	free(f0);
+	prof_free(d0);
+	nodemap_free(&m);
+	free(flags);
 	prof_free(dp);
 	snap_free(&s1);
 	snap_free(&s2);
@@ -178,6 +229,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_snap_delta),
+		cmocka_unit_test(test_snap_gone),
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_timeline_run),
 		cmocka_unit_test(test_reload_keeps_place),
