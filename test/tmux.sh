@@ -9,10 +9,29 @@ fi
 # A test with its own EXIT trap sets SOCK first and kills the server itself.
 if [ -z "${SOCK:-}" ]; then
 	SOCK=mprof-test-$$
-	trap 'tmux -L "$SOCK" kill-server >/dev/null 2>&1; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"; rm -rf "$TMP"' EXIT
+	trap 'tmux_down; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"; rm -rf "$TMP"' EXIT
 fi
 
 tm() { tmux -u -L "$SOCK" -f /dev/null "$@"; }
+# tmux_down: what runs in the panes gets SIGTERM and is waited for (10 s at
+# most), then the server goes: a hang-up racing a sanitized program's exit
+# (LeakSanitizer stopping its threads) can leave it spinning for ever.
+tmux_down() {
+	for _sh in $(tm list-panes -a -F '#{pane_pid}' 2> /dev/null); do
+		pkill -TERM -P "$_sh" 2> /dev/null
+	done
+	_n=0
+	while [ "$_n" -lt 100 ]; do
+		_busy=0
+		for _sh in $(tm list-panes -a -F '#{pane_pid}' 2> /dev/null); do
+			pgrep -P "$_sh" > /dev/null && _busy=1
+		done
+		[ "$_busy" = 0 ] && break
+		sleep 0.1
+		_n=$((_n + 1))
+	done
+	tm kill-server > /dev/null 2>&1
+}
 screen() { tm capture-pane -p -t t; }
 keys() { tm send-keys -t t "$@"; }
 # wait_for TEXT [tenths]: polls the pane until TEXT shows (default 30 s:

@@ -18,7 +18,7 @@ PIDS=""
 SOCK=mprof-live-$$
 SOCKDIR=${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)
 cleanup() {
-	tmux -L "$SOCK" kill-server > /dev/null 2>&1
+	type tmux_down > /dev/null 2>&1 && tmux_down
 	rm -f "$SOCKDIR/$SOCK"
 	for p in $PIDS; do kill "$p" 2> /dev/null; done
 	rm -rf "$TMP"
@@ -156,6 +156,12 @@ expect_match "attach: the key bar lists live mode's keys" "$(screen | sed -n 30p
 expect_match "attach: timeline strip with heap and rss numbers" "$(screen | sed -n 3p)" \
 	"^ heap [0-9.]+ [KM]?i?B \(peak [0-9.]+ [KM]?i?B\)  rss [0-9.]+ [KM]?i?B \(peak [0-9.]+ [KM]?i?B\)  fit 100 ms/col"
 expect_match "attach: heap sparkline" "$(screen | sed -n 4p)" "^ heap .*[▁▂▃▄▅▆▇█]"
+# RSS is read at each refresh: the first screen may precede the first one.
+n=0
+while [ "$n" -lt 100 ] && ! screen | sed -n 5p | grep -q "^ rss  .*[▁▂▃▄▅▆▇█]"; do
+	sleep 0.1
+	n=$((n + 1))
+done
 expect_match "attach: rss sparkline" "$(screen | sed -n 5p)" "^ rss  .*[▁▂▃▄▅▆▇█]"
 keys d
 check "d before any snapshot says what to do" "no snapshot yet: m takes one"

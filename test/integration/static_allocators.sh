@@ -28,7 +28,7 @@ fi
 
 # Every program started here is killed on the way out, the tmux server too.
 SOCK=mprof-test-$$
-trap 'tmux -L "$SOCK" kill-server > /dev/null 2>&1
+trap 'type tmux_down > /dev/null 2>&1 && tmux_down
 for f in "$TMP"/*.pid; do [ -f "$f" ] && kill -KILL "$(cat "$f")" 2> /dev/null; done; rm -rf "$TMP"' EXIT
 
 CF="-O1 -g -fno-omit-frame-pointer -pthread"
