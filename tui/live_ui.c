@@ -337,9 +337,8 @@ static void growth_status(app *a)
 	char f[16], t[16], g[48];
 	fmt_delta(g, sizeof(g), v->a->total[AGG_INUSE_BYTES], 0);
 	snprintf(v->status, sizeof(v->status),
-		 "growth %s -> %s: %s in use; largest first, NEW = stack not there at %s; Enter/t on growth; d closes",
-		 moment_name(lv, lv->from, f, sizeof(f)), moment_name(lv, lv->to, t, sizeof(t)), g,
-		 moment_name(lv, lv->from, f, sizeof(f)));
+		 "growth %s -> %s: %s in use; largest first, NEW = not there at %s, GONE = none left at %s; d closes",
+		 moment_name(lv, lv->from, f, sizeof(f)), moment_name(lv, lv->to, t, sizeof(t)), g, f, t);
 	snprintf(lv->growth, sizeof(lv->growth), "%s", v->status);
 }
 

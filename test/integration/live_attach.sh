@@ -141,7 +141,7 @@ growth_check() {
 	else
 		not_ok "$1: growth is whole 1000-B blocks" "got $got B for '$objs' objects" "$(screen | head -8)"
 	fi
-	expect_match "$1: the status line explains the diff" "$(screen | sed -n 29p)" "^growth #1 -> #2: \+[0-9.]+ [KM]iB in use; largest first, NEW ="
+	expect_match "$1: the status line explains the diff" "$(screen | sed -n 29p)" "^growth #1 -> #2: \+[0-9.]+ [KM]iB in use; largest first, NEW = not there at #1, GONE = none left at #2; d closes"
 }
 
 # --attach PID
