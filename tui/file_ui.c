@@ -41,8 +41,6 @@ int tui_run(const tui_file_opts *o)
 	if (o->objects)
 		view_toggle_objects(&a.v);
 	missing_status(&a);
-	if (o->note && *o->note)
-		snprintf(a.v.status, sizeof(a.v.status), "%s", o->note);
 	a.mode = &file_mode;
 	if (o->base && filediff_init(&a, o->base, o->base_path, o->so, o->diff_open)) {
 		fprintf(stderr, "mprof-tui: out of memory\n");

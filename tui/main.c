@@ -374,7 +374,6 @@ typedef struct opened {
 	prof_nodemap m;
 	agg a;
 	sym_opts so;
-	char note[512];          /* what the diff says of the two builds, or "" */
 } opened;
 
 /* Loads path (minus --diff BASE); 0, else the exit status (said). */
@@ -401,8 +400,9 @@ static int opened_load(opened *f, const cli *c, const char *path)
 			fprintf(stderr, "mprof-tui: %s\n", err.msg);
 			return st;
 		}
-		if (diff_stats_say(&ds, f->note, sizeof(f->note)))
-			fprintf(stderr, "mprof-tui: %s\n", f->note);
+		char note[512];
+		if (diff_stats_say(&ds, note, sizeof(note)))
+			fprintf(stderr, "mprof-tui: %s\n", note);
 	}
 	return 0;
 }
@@ -513,7 +513,7 @@ static int ui_over(const cli *c, const char *base_path, const char *path, int g,
 	}
 	tui_file_opts to = { .p = f.p, .m = &f.m, .a = &f.a, .path = path, .sy = f.sy, .gran = g,
 			     .alloc = c->ro.alloc, .objects = c->ro.objects, .base = base,
-			     .base_path = base_path, .diff_open = diff_open, .so = &f.so, .note = f.note };
+			     .base_path = base_path, .diff_open = diff_open, .so = &f.so };
 	rc = tui_run(&to);
 	opened_free(&f, 1);
 	prof_free(base);

@@ -23,7 +23,6 @@ typedef struct tui_file_opts {
 	const char *base_path;
 	int diff_open;           /* --diff BASE NEW: the diff on from the start */
 	const sym_opts *so;      /* to open symbols over the diff */
-	const char *note;        /* the status line's first words, or NULL/"" */
 } tui_file_opts;
 
 /* Runs the UI on the terminal until the user quits. Restores the terminal
