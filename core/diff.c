@@ -41,7 +41,7 @@ const char *diff_frame_key(const prof *p, uint32_t f, char *buf, size_t len)
 	if (fr->module != PROF_NONE && fr->module < p->modules.len) {
 		const prof_module *m = &p->modules.v[fr->module];
 		const char *path = p->strs.v + m->path;
-		snprintf(buf, len, "%s+0x%" PRIx64, base_name(path, path + strlen(path)),
+		snprintf(buf, len, "%s+0x%" PRIx64, path_base(path),
 			 fr->addr - m->base + m->offset);
 		return buf;
 	}
@@ -218,6 +218,15 @@ static int add_samples(prof *r, const prof *p, const fmap *map, const uint32_t *
 	return 0;
 }
 
+/* The first module of p from index j on whose file name is bn, or PROF_NONE. */
+static uint32_t module_named(const prof *p, const char *bn, size_t j)
+{
+	for (; j < p->modules.len; j++)
+		if (!strcmp(bn, path_base(p->strs.v + p->modules.v[j].path)))
+			return (uint32_t)j;
+	return PROF_NONE;
+}
+
 static int build_id_same(const prof *a, const prof_module *ma, const prof *b, const prof_module *mb)
 {
 	return ma->build_id == PROF_NONE || mb->build_id == PROF_NONE ||
@@ -234,12 +243,9 @@ uint8_t *diff_modules_rebuilt(const prof *p, const prof *other, diff_stats *st)
 		const char *bn = path_base(p->strs.v + m->path);
 		const prof_module *same_name = NULL;
 		int same = 0;
-		for (size_t j = 0; j < other->modules.len && !same; j++) {
-			const prof_module *o = &other->modules.v[j];
-			if (strcmp(bn, path_base(other->strs.v + o->path)))
-				continue;
-			same_name = o;
-			same = build_id_same(p, m, other, o);
+		for (uint32_t j = module_named(other, bn, 0); j != PROF_NONE && !same; j = module_named(other, bn, j + 1)) {
+			same_name = &other->modules.v[j];
+			same = build_id_same(p, m, other, same_name);
 		}
 		if (same || (!same_name && *bn == '['))
 			continue;
@@ -286,9 +292,9 @@ static uint64_t place_in_module(const prof *r, const prof *base, uint32_t f)
 		return 0;
 	const prof_module *bm = &base->modules.v[bf->module];
 	const char *bb = path_base(base->strs.v + bm->path);
-	for (size_t i = 0; i < r->modules.len; i++) {
+	for (uint32_t i = module_named(r, bb, 0); i != PROF_NONE; i = module_named(r, bb, i + 1)) {
 		const prof_module *rm = &r->modules.v[i];
-		if (!strcmp(path_base(r->strs.v + rm->path), bb) && build_id_same(r, rm, base, bm))
+		if (build_id_same(r, rm, base, bm))
 			return rm->base + (bf->addr - bm->base + bm->offset) - rm->offset;
 	}
 	return 0;
@@ -298,10 +304,9 @@ static uint64_t place_in_module(const prof *r, const prof *base, uint32_t f)
  * name, or the program itself under another name; 0 when none. */
 static uint32_t module_peer(const dctx *c, uint32_t i)
 {
-	const char *bn = path_base(c->base->strs.v + c->base->modules.v[i].path);
-	for (size_t j = 0; j < c->cur->modules.len; j++)
-		if (!strcmp(bn, path_base(c->cur->strs.v + c->cur->modules.v[j].path)))
-			return (uint32_t)j + 1;
+	uint32_t j = module_named(c->cur, path_base(c->base->strs.v + c->base->modules.v[i].path), 0);
+	if (j != PROF_NONE)
+		return j + 1;
 	return i == 0 && c->cur->modules.len && c->rb_cur[0] ? 1 : 0;
 }
 
@@ -408,12 +413,7 @@ static void map_push(dctx *c, uint32_t rf)
 static const char *module_ident(const prof *p, const prof *other, uint32_t m)
 {
 	const char *bn = path_base(p->strs.v + p->modules.v[m].path);
-	if (m || !other->modules.len)
-		return bn;
-	for (size_t j = 0; j < other->modules.len; j++)
-		if (!strcmp(bn, path_base(other->strs.v + other->modules.v[j].path)))
-			return bn;
-	return "<program>";
+	return m || !other->modules.len || module_named(other, bn, 0) != PROF_NONE ? bn : "<program>";
 }
 
 /* The keyer's key at level l for frame f of a side, within its module's
