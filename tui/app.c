@@ -299,15 +299,15 @@ static void apply_prompts(app *a, int r)
 		free(ans);
 	}
 	if (r & REACT_PROMPT_EXPORT) {
-		char *fmt = prompt(a, "export as pprof, folded, skynet or native [folded]: ");
+		char *fmt = prompt(a, "export as pprof, folded, skynet, native or callgraph [folded]: ");
 		if (!fmt) {
 			snprintf(a->v.status, sizeof(a->v.status), "export cancelled");
 			return;
 		}
-		int f = export_parse(*fmt ? fmt : "folded");
+		int f = export_ui_parse(*fmt ? fmt : "folded");
 		if (f < 0) {
-			snprintf(a->v.status, sizeof(a->v.status), "export: '%.60s' is not pprof, folded, skynet or native",
-				 fmt);
+			snprintf(a->v.status, sizeof(a->v.status),
+				 "export: '%.60s' is not pprof, folded, skynet, native or callgraph", fmt);
 			free(fmt);
 			return;
 		}

@@ -228,8 +228,12 @@ void write_ui_free_name(char *buf, size_t len, const char *base);
 void write_ui_save(app *a, const prof *p, const char *file, int v1);
 int write_ui_ask(app *a, int v1);
 
-/* export_ui.c: e. A default file name for format f (does not exist yet)
- * and the write of the view on screen (its profile, granularity and metric). */
+/* export_ui.c: e. The formats of export_parse, and "callgraph" (the
+ * picture, a diff's when the diff is on); -1 if unknown. A default file
+ * name for format f (does not exist yet) and the write of the view on
+ * screen (its profile, granularity and metric). */
+#define EXPORT_UI_CALLGRAPH 4
+int export_ui_parse(const char *name);
 const char *export_ui_default(const app *a, int f, char *buf, size_t len);
 void export_ui_write(app *a, int f, const char *file);
 

@@ -19,7 +19,7 @@ const help_line help_lines[] = {
 	{ "g", "granularity: the next of function, line, address, module (after the one opened with)" },
 	{ "", "Two files (mprof-tui BASE NEW) and exports" },
 	{ "d", "toggle the diff NEW - BASE on every screen (signed deltas, NEW/GONE marks)" },
-	{ "e", "export the view: pprof, folded, skynet or native, to a file" },
+	{ "e", "export the view: pprof, folded, skynet, native, or callgraph (a picture; the diff's when d is on)" },
 	{ "", "Sorting (main table)" },
 	{ "F", "sort by flat (the node is the leaf)" },
 	{ "C", "sort by cum (the node is anywhere in the stack)" },
