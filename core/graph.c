@@ -4,6 +4,7 @@
  * root first over the kept nodes only, so an edge that skips dropped nodes
  * is a residual one; each edge counts once per stack. */
 #include "core/graph.h"
+#include "core/hash.h"
 #include "core/u64map.h"
 
 #include <stdlib.h>
@@ -33,22 +34,32 @@ static int64_t sample_value(const prof *p, size_t i, enum agg_metric metric)
 	return v[metric];
 }
 
-/* Pass 1: flat, cum and presence per map node; the total of |metric|. */
-static void sum_nodes(gbuild *b, graph *g)
+/* Pass 1: flat, cum and presence per map node; the total. 0 or -1. */
+static int sum_nodes(gbuild *b, graph *g)
 {
 	const prof *p = b->p;
 	const prof_nodemap *m = b->m;
+	/* The total is over call paths at the granularity, each path's net
+	 * value: in a diff, BASE's and NEW's samples of one path (at other
+	 * addresses when the code moved) cancel instead of adding up. */
+	u64map paths = { 0 };
+	int64_t *net = NULL;
+	size_t npaths = 0, netcap = 0;
+	int rc = -1;
+	if (u64map_init(&paths, 256))
+		return -1;
 	for (size_t i = 0; i < p->samples.len; i++) {
 		int64_t v = sample_value(p, i, b->metric);
 		if (!v)
 			continue;
-		agg_add(&g->total, (int64_t)agg_magnitude(v));
 		const prof_stack *st = &p->stacks.v[p->samples.v[i].stack];
 		const uint32_t *fr = prof_stack_frames(p, p->samples.v[i].stack);
 		uint32_t mark = (uint32_t)i + 1, leaf = NONE;
+		uint64_t h = 0x9e3779b97f4a7c15ULL;
 		for (uint32_t d = 0; d < st->depth; d++)
 			for (uint32_t k = m->off[fr[d]]; k < m->off[fr[d] + 1]; k++) {
 				uint32_t x = m->nodes[k];
+				h = hash_mix64(h ^ x) + 0x632be59bd9b4e019ULL;
 				if (leaf == NONE)
 					leaf = x;   /* the innermost node left in the map (hidden frames have none) */
 				if (b->stamp[x] == mark)
@@ -59,7 +70,23 @@ static void sum_nodes(gbuild *b, graph *g)
 			}
 		if (leaf != NONE)
 			agg_add(&b->flat[leaf], v);
+		size_t slot = u64map_slot(&paths, h);
+		uint32_t j = paths.vals[slot];
+		if (j == U64MAP_NONE) {
+			if (vec_grow((void **)&net, &netcap, npaths + 1, sizeof(*net)) ||
+			    u64map_add_at(&paths, slot, h, (uint32_t)npaths))
+				goto out;
+			net[j = (uint32_t)npaths++] = 0;
+		}
+		agg_add(&net[j], v);
 	}
+	for (size_t j = 0; j < npaths; j++)
+		agg_add(&g->total, (int64_t)agg_magnitude(net[j]));
+	rc = 0;
+out:
+	u64map_free(&paths);
+	free(net);
+	return rc;
 }
 
 /* qsort has no context argument in C11: the comparisons read this. */
@@ -211,8 +238,7 @@ int graph_build(graph *g, const prof *p, const prof_nodemap *m, const graph_opts
 	if (!b.flat || !b.cum || !b.stamp || !b.present || !b.idx)
 		goto out;
 	memset(b.idx, 0xff, nn * sizeof(*b.idx));
-	sum_nodes(&b, g);
-	if (pick_nodes(&b, g, o) || sum_edges(&b, g))
+	if (sum_nodes(&b, g) || pick_nodes(&b, g, o) || sum_edges(&b, g))
 		goto out;
 	pick_edges(g, o);
 	rc = 0;

@@ -50,7 +50,7 @@ typedef struct graph {
 	graph_node *nodes;       /* kept, biggest |cum| first; owned */
 	graph_edge *edges;       /* kept, heaviest first; owned */
 	size_t nnodes, nedges;
-	int64_t total;           /* sum of |metric| over samples: what shares are of */
+	int64_t total;           /* sum over call paths (node sequences) of |net metric|: what shares are of */
 	int64_t shown;           /* flat summed over the kept nodes */
 	int64_t node_cut, edge_cut;   /* the cutoffs, in the metric */
 	size_t all_nodes;        /* nodes in the profile before dropping */

@@ -93,13 +93,15 @@ static void put_legend(FILE *out, const graph *g, const graph_opts *o)
 	fprintf(out, "Showing nodes accounting for %s, %.2f%% of %s %s\\l", human(a, sizeof(a), g->shown, o),
 		share(g->shown, g->total), human(b, sizeof(b), g->total, &(graph_opts){ .metric = o->metric }),
 		o->diff ? "changed" : "total");
-	fprintf(out, "Dropped %zu node%s (cum <= %s)\\l", g->dropped_nodes, g->dropped_nodes == 1 ? "" : "s",
+	fprintf(out, "Dropped %zu node%s (cum < %s)\\l", g->dropped_nodes, g->dropped_nodes == 1 ? "" : "s",
 		human(a, sizeof(a), g->node_cut, &(graph_opts){ .metric = o->metric }));
-	fprintf(out, "Dropped %zu edge%s (freq <= %s)\\l", g->dropped_edges, g->dropped_edges == 1 ? "" : "s",
+	fprintf(out, "Dropped %zu edge%s (freq < %s)\\l", g->dropped_edges, g->dropped_edges == 1 ? "" : "s",
 		human(a, sizeof(a), g->edge_cut, &(graph_opts){ .metric = o->metric }));
 	if (g->capped)
 		fprintf(out, "Showing top %zu nodes out of %zu\\l", g->nnodes, g->all_nodes);
-	fprintf(out, "\" tooltip=\"mprof call graph\"] }\n");
+	const char *unit = is_objects(o->metric) ? "objects" : "bytes";
+	fprintf(out, "\" tooltip=\"total %lld %s; nodes with |cum| under %lld and edges under %lld dropped\"] }\n",
+		(long long)g->total, unit, (long long)g->node_cut, (long long)g->edge_cut);
 }
 
 static void put_node(FILE *out, const graph *g, size_t i, int64_t maxflat, const prof *p, const prof_nodemap *m,

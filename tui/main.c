@@ -500,7 +500,9 @@ static int main_batch(const cli *c, const char *path, int g)
 		fprintf(stderr, "mprof-tui: %s\n", err.msg);
 		rc = 1;
 	}
-	graph_opts go = graph_defaults(metric, c->diff_base != NULL, path);
+	char title[600];
+	snprintf(title, sizeof(title), "%.290s%s%.290s", path, c->diff_base ? " - " : "", c->diff_base ? c->diff_base : "");
+	graph_opts go = graph_defaults(metric, c->diff_base != NULL, title);
 	if (c->graph_out && !rc && graph_save(f.p, &f.m, &go, c->graph_out, NULL, &err)) {
 		fprintf(stderr, "mprof-tui: %s\n", err.msg);
 		rc = 1;

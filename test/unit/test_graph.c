@@ -81,6 +81,8 @@ static void check_all(const prof *p, const prof_nodemap *m, int diff)
 	agg_free(&a);
 }
 
+#define PATH_MAX_NODES 256
+
 /* The walk pprof does, written plainly: per sample the nodes root first
  * with their frames; kept ones joined, a gap makes the edge residual. */
 typedef struct ref_edge {
@@ -90,6 +92,57 @@ typedef struct ref_edge {
 	size_t stamp;
 } ref_edge;
 
+/* Sample i's nodes root first into seq (fseq: the depth of each one's
+ * frame, may be NULL) and its value in *val; -1 when the value is 0. */
+static long sample_path(const prof *p, const prof_nodemap *m, size_t i, enum agg_metric k, uint32_t *seq,
+			uint32_t *fseq, int64_t *val)
+{
+	int64_t v[AGG_NMETRIC];
+	agg_sample_vals(&p->samples.v[i], v);
+	if (!(*val = v[k]))
+		return -1;
+	const prof_stack *st = &p->stacks.v[p->samples.v[i].stack];
+	const uint32_t *fr = prof_stack_frames(p, p->samples.v[i].stack);
+	long n = 0;
+	for (uint32_t d = st->depth; d-- > 0;)
+		for (uint32_t j = m->off[fr[d] + 1]; j-- > m->off[fr[d]];) {
+			assert_true(n < PATH_MAX_NODES);
+			if (fseq)
+				fseq[n] = d;
+			seq[n++] = m->nodes[j];
+		}
+	return n;
+}
+
+/* The sum over distinct node sequences of |their net value|. */
+static int64_t path_total(const prof *p, const prof_nodemap *m, enum agg_metric k)
+{
+	uint32_t (*seqs)[PATH_MAX_NODES] = calloc(p->samples.len + 1, sizeof(*seqs));
+	long *lens = calloc(p->samples.len + 1, sizeof(*lens));
+	int64_t *net = calloc(p->samples.len + 1, sizeof(*net)), total = 0, v;
+	size_t n = 0;
+	assert_non_null(seqs);
+	assert_non_null(lens);
+	assert_non_null(net);
+	for (size_t i = 0; i < p->samples.len; i++) {
+		long len = sample_path(p, m, i, k, seqs[n], NULL, &v);
+		if (len < 0)
+			continue;
+		size_t e = 0;
+		while (e < n && !(lens[e] == len && !memcmp(seqs[e], seqs[n], (size_t)len * sizeof(uint32_t))))
+			e++;
+		lens[e] = len;
+		net[e] += v;
+		n += e == n;
+	}
+	for (size_t e = 0; e < n; e++)
+		total += net[e] < 0 ? -net[e] : net[e];
+	free(seqs);
+	free(lens);
+	free(net);
+	return total;
+}
+
 static void check_cutoffs(const prof *p, const prof_nodemap *m, enum agg_metric k, unsigned count)
 {
 	graph_opts o = graph_defaults(k, 0, "t");
@@ -98,13 +151,8 @@ static void check_cutoffs(const prof *p, const prof_nodemap *m, enum agg_metric 
 	assert_int_equal(graph_build(&g, p, m, &o), 0);
 	agg a;
 	assert_int_equal(agg_compute(&a, p, m), 0);
-	int64_t total = 0;
-	for (size_t i = 0; i < p->samples.len; i++) {
-		int64_t v[AGG_NMETRIC];
-		agg_sample_vals(&p->samples.v[i], v);
-		total += v[k] < 0 ? -v[k] : v[k];
-	}
-	assert_int_equal(g.total, total);
+	assert_int_equal(g.total, path_total(p, m, k));
+	int64_t total = g.total;
 	int64_t cut = (int64_t)((double)total * GRAPH_NODE_FRACTION);
 	assert_int_equal(g.node_cut, cut);
 	/* Kept: the biggest |cum| at or over the cut, at most count. */
@@ -120,28 +168,17 @@ static void check_cutoffs(const prof *p, const prof_nodemap *m, enum agg_metric 
 	/* Edges between the kept nodes. */
 	ref_edge *re = NULL;
 	size_t nre = 0;
-	uint32_t *seq = malloc(4096 * sizeof(*seq)), *fseq = malloc(4096 * sizeof(*fseq));
-	assert_non_null(seq);
-	assert_non_null(fseq);
+	uint32_t seq[PATH_MAX_NODES], fseq[PATH_MAX_NODES];
 	uint8_t *present = calloc(m->nnodes + 1, 1);
 	assert_non_null(present);
 	for (size_t i = 0; i < p->samples.len; i++) {
-		int64_t v[AGG_NMETRIC];
-		agg_sample_vals(&p->samples.v[i], v);
-		if (!v[k])
-			continue;
-		const prof_stack *st = &p->stacks.v[p->samples.v[i].stack];
-		const uint32_t *fr = prof_stack_frames(p, p->samples.v[i].stack);
-		size_t n = 0;
-		for (uint32_t d = st->depth; d-- > 0;)
-			for (uint32_t j = m->off[fr[d] + 1]; j-- > m->off[fr[d]];) {
-				fseq[n] = d;
-				present[m->nodes[j]] = 1;
-				seq[n++] = m->nodes[j];
-			}
+		int64_t v;
+		long n = sample_path(p, m, i, k, seq, fseq, &v);
+		for (long s = 0; s < n; s++)
+			present[seq[s]] = 1;
 		long prev = -1;
 		int gap = 0;
-		for (size_t s = 0; s < n; s++) {
+		for (long s = 0; s < n; s++) {
 			if (find_node(&g, seq[s]) < 0) {
 				gap = 1;
 				continue;
@@ -158,7 +195,7 @@ static void check_cutoffs(const prof *p, const prof_nodemap *m, enum agg_metric 
 				re[e].inl &= fseq[prev] == fseq[s];
 				if (re[e].stamp != i + 1) {
 					re[e].stamp = i + 1;
-					re[e].w += v[k];
+					re[e].w += v;
 				}
 			}
 			prev = (long)s;
@@ -191,8 +228,6 @@ static void check_cutoffs(const prof *p, const prof_nodemap *m, enum agg_metric 
 	assert_int_equal(kept, g.nedges);
 	assert_int_equal(dropped, g.dropped_edges);
 	free(re);
-	free(seq);
-	free(fseq);
 	agg_free(&a);
 	graph_free(&g);
 }
