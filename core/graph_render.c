@@ -150,8 +150,11 @@ int graph_save(const prof *p, const prof_nodemap *m, const graph_opts *o, const 
 	}
 	graph_job j = { &g, p, m, o, fmt };
 	int rc = strcmp(fmt, "dot") ? savefile_fd(path, render, &j, err) : savefile_stream(path, write_dot, &j, err);
-	graph_free(&g);
-	if (st)
+	if (st) {   /* the counts, without the arrays freed here */
 		*st = g;
+		st->nodes = NULL;
+		st->edges = NULL;
+	}
+	graph_free(&g);
 	return rc;
 }

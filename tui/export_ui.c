@@ -43,7 +43,7 @@ static void graph_ui_write(app *a, const char *file)
 		snprintf(v->status, sizeof(v->status), "call graph: %.240s", err.msg);
 	else
 		snprintf(v->status, sizeof(v->status),
-			 "wrote %.160s (%scall graph, granularity %s: %zu nodes, %zu edges; dropped %zu nodes, %zu edges)",
+			 "wrote %.160s (%scall graph, granularity %s: %zu nodes and %zu edges shown, %zu and %zu dropped)",
 			 file, o.diff ? "diff " : "", v->gran[v->cur_gran].name, g.nnodes, g.nedges,
 			 g.dropped_nodes + g.capped, g.dropped_edges);
 }

@@ -7,21 +7,7 @@
 # every graph written is rendered by graphviz's dot; missing dot, a failing
 # dot, a bad name and a bad directory each give one line.
 . "$(dirname "$0")/../lib.sh"
-if ! command -v gcc > /dev/null; then
-	echo "ok - # SKIP gcc missing"
-	exit 0
-fi
-if ! command -v dot > /dev/null; then
-	echo "ok - # SKIP graphviz's dot is not installed (make deps installs it)"
-	exit 0
-fi
-cp "$TOP/test/progs/graph_app.c" "$TMP/"
-if ! (cd "$TMP" && gcc -O2 -g -o graph_app graph_app.c) 2> "$TMP/build.err"; then
-	not_ok "graph_app builds" "$(head -5 "$TMP/build.err")"
-	exit 0
-fi
-(cd "$TMP" && MPROF_OUT=$TMP/base.pro LD_PRELOAD=$TOP/libmprof.so ./graph_app &&
-	MPROF_OUT=$TMP/new.pro LD_PRELOAD=$TOP/libmprof.so ./graph_app new) || not_ok "graph_app runs under the hook"
+. "$TOP/test/integration/graph_app.inc"
 
 # gparse DOT [TSV]: writes DOT.p, one line per node "node<TAB>name<TAB>flat
 # <TAB>cum", per edge "edge<TAB>from<TAB>to<TAB>w<TAB>flags" (r: residual,

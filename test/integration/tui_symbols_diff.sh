@@ -62,7 +62,7 @@ expect_match "d again: header without diff" "$(line 1)" "total 5\.17 KiB \(61 ob
 "$MPROF" --no-symbols --diff "$TMP/$BASE" --export=folded -o "$TMP/batchdiff.folded" "$TMP/$NEW"
 sum() { awk '{s += $NF} END {print s + 0}' "$1"; }
 keys e
-check "e asks for the format" "export as pprof, folded, skynet or native [folded]:"
+check "e asks for the format" "export as pprof, folded, skynet, native or callgraph [folded]:"
 keys Enter
 check "then for the file" "export to file [new.folded]:"
 keys -l "$TMP/tui.folded"; keys Enter
@@ -76,7 +76,7 @@ check "e writes the diff" "exported new-diff.folded"
 expect_eq "e in the diff: sums equal the batch --diff export's" "$(sum "$TMP/new-diff.folded")" "$(sum "$TMP/batchdiff.folded")"
 expect_file_eq "e in the diff: same stacks as the batch --diff export" "$TMP/new-diff.folded" "$TMP/batchdiff.folded"
 keys e; keys -l bogus; keys Enter
-check "e: an unknown format is refused" "export: 'bogus' is not pprof, folded, skynet or native"
+check "e: an unknown format is refused" "export: 'bogus' is not pprof, folded, skynet, native or callgraph"
 keys e; keys -l native; keys Enter; keys Escape
 check "e: Esc cancels" "export cancelled"
 keys q
