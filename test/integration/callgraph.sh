@@ -182,3 +182,61 @@ expect_eq "no such directory: one line with the path, exit 1" "$STATUS:$(echo "$
 expect_match "no such directory: the error names it" "$ERR" "^mprof-tui: $TMP/no/such/dir/g.svg.*No such file or directory$"
 run_status "$MPROF" --callgraph="$TMP/g.dot" "$TMP/graph_app.c"
 expect_match "not a profile: exit 2, one line" "$STATUS:$ERR" "^2:mprof-tui: .*graph_app\\.c"
+
+# go tool pprof draws the same graph of the same profile: every node's flat
+# and cum, every edge's weight and style, the dropped counts (pprof's
+# defaults are ours), Go's fixtures with inlined functions, rate 1 and
+# sampled, all four sample types. pprof draws no self-edges; ours are left
+# out of the comparison and counted.
+if command -v go > /dev/null && go tool pprof -h > /dev/null 2>&1; then
+	pairs=""
+	for f in rate1 rate524288; do
+		for s in inuse_space inuse_objects alloc_space alloc_objects; do
+			case $s in inuse_space) o= ;; inuse_objects) o=--objects ;; alloc_space) o=--alloc ;; *) o="--alloc --objects" ;; esac
+			go tool pprof -dot -unit=B -sample_index=$s "$DATA/go/$f/heap.pb.gz" > "$TMP/pp-$f-$s.dot" 2> /dev/null
+			"$MPROF" $o --callgraph="$TMP/mp-$f-$s.dot" "$DATA/go/$f/heap.pb.gz" 2> /dev/null
+			pairs="$pairs $f-$s"
+		done
+	done
+	python3 - "$TMP" $pairs > "$TMP/peer" <<'PY'
+import re, sys
+q = r'"((?:[^"\\]|\\.)*)"'
+def parse(path, pprof):
+    names, nodes, edges, text = {}, {}, {}, open(path).read()
+    for ln in text.split('\n'):
+        m = re.match(r'N(\d+) \[label=' + q + '.*? tooltip=' + q, ln)
+        if m and pprof:   # tooltip "name (cum)", flat in the label ("0 of" when none)
+            name, cum = re.match(r'(.*) \((-?\d+)B?\)$', m.group(3)).groups()
+            fl = [int(x.group(1)) for x in (re.match(r'(-?\d+)B? \(', p) for p in m.group(2).split('\\n')) if x]
+            names[m.group(1)], nodes[name] = name, (fl[0] if fl else 0, int(cum))
+        elif m:           # tooltip "name\nflat F unit, cum C unit"
+            name, vals = m.group(3).split('\\n')
+            name = re.sub(r'\\(.)', r'\1', re.sub(r' \(inlined\)$', '', name))
+            names[m.group(1)] = name
+            nodes[name] = tuple(int(x) for x in re.match(r'flat (-?\d+) \w+, cum (-?\d+) \w+$', vals).groups())
+        m = re.match(r'N(\d+) -> N(\d+) \[label=' + q + '.*? tooltip=' + q, ln)
+        if m:
+            w = int(re.search(r'\((-?\d+)(?:B| \w+)?\)( \(inline\))?$', m.group(4)).group(1))
+            edges[(names[m.group(1)], names[m.group(2)])] = (w, 'style="dotted"' in ln)
+    dn, de = (re.search(r'Dropped (\d+) ' + w, text) for w in ('node', 'edge'))
+    return nodes, edges, int(dn.group(1)) if dn else 0, int(de.group(1)) if de else 0
+for pair in sys.argv[2:]:
+    pn, pe, pdn, pde = parse('%s/pp-%s.dot' % (sys.argv[1], pair), True)
+    on, oe, odn, ode = parse('%s/mp-%s.dot' % (sys.argv[1], pair), False)
+    selfe = [k for k in oe if k[0] == k[1]]
+    for k in selfe: del oe[k]
+    why = []
+    if not pn: why.append('pprof drew nothing')
+    if pn != on: why.append('nodes: pprof only %s, ours only %s' % (sorted(set(pn.items()) - set(on.items()))[:2], sorted(set(on.items()) - set(pn.items()))[:2]))
+    if pe != oe: why.append('edges: pprof only %s, ours only %s' % (sorted(set(pe.items()) - set(oe.items()))[:2], sorted(set(oe.items()) - set(pe.items()))[:2]))
+    if (pdn, pde) != (odn, ode): why.append('dropped: pprof %d/%d, ours %d/%d' % (pdn, pde, odn, ode))
+    print('%s\t%s' % (pair, '; '.join(why) or 'same: %d nodes, %d edges (+%d self), dropped %d nodes, %d edges' % (len(on), len(oe), len(selfe), odn, ode)))
+PY
+	while IFS='	' read -r pair res; do
+		expect_match "go tool pprof -dot, $pair: the same graph" "$res" "^same: "
+	done < "$TMP/peer"
+	expect_eq "go tool pprof -dot: 8 profiles compared" "$(grep -c . "$TMP/peer")" 8
+	renders "go rate524288 alloc_objects" "$TMP/mp-rate524288-alloc_objects.dot"
+else
+	echo "ok - # SKIP go tool pprof is not installed: no peer graph"
+fi
