@@ -34,15 +34,48 @@ static int64_t sample_value(const prof *p, size_t i, enum agg_metric metric)
 	return v[metric];
 }
 
-/* Pass 1: flat, cum and presence per map node; the total. 0 or -1. */
+/* Pass 1: flat, cum and presence per map node, the sum of |metric|; 1
+ * when some sample is negative (a diff), else 0. */
 static int sum_nodes(gbuild *b, graph *g)
 {
 	const prof *p = b->p;
 	const prof_nodemap *m = b->m;
-	/* The total is over call paths at the granularity, each path's net
-	 * value: in a diff, BASE's and NEW's samples of one path (at other
-	 * addresses when the code moved) cancel instead of adding up. */
-	u64map paths = { 0 };
+	int neg = 0;
+	for (size_t i = 0; i < p->samples.len; i++) {
+		int64_t v = sample_value(p, i, b->metric);
+		if (!v)
+			continue;
+		neg |= v < 0;
+		agg_add(&g->total, (int64_t)agg_magnitude(v));
+		const prof_stack *st = &p->stacks.v[p->samples.v[i].stack];
+		const uint32_t *fr = prof_stack_frames(p, p->samples.v[i].stack);
+		uint32_t mark = (uint32_t)i + 1, leaf = NONE;
+		for (uint32_t d = 0; d < st->depth; d++)
+			for (uint32_t k = m->off[fr[d]]; k < m->off[fr[d] + 1]; k++) {
+				uint32_t x = m->nodes[k];
+				if (leaf == NONE)
+					leaf = x;   /* the innermost node left in the map (hidden frames have none) */
+				if (b->stamp[x] == mark)
+					continue;   /* recursion: once per stack */
+				b->stamp[x] = mark;
+				b->present[x] = 1;
+				agg_add(&b->cum[x], v);
+			}
+		if (leaf != NONE)
+			agg_add(&b->flat[leaf], v);
+	}
+	return neg;
+}
+
+/* With negative samples, the total is over call paths at the granularity,
+ * each path's net value: in a diff, BASE's and NEW's samples of one path
+ * (at other addresses when the code moved) cancel instead of adding up.
+ * (With none, that is the sum of |metric| already there.) 0 or -1. */
+static int sum_paths(gbuild *b, graph *g)
+{
+	const prof *p = b->p;
+	const prof_nodemap *m = b->m;
+	u64map paths = { 0 };   /* hash of the path's nodes -> index into net */
 	int64_t *net = NULL;
 	size_t npaths = 0, netcap = 0;
 	int rc = -1;
@@ -54,22 +87,10 @@ static int sum_nodes(gbuild *b, graph *g)
 			continue;
 		const prof_stack *st = &p->stacks.v[p->samples.v[i].stack];
 		const uint32_t *fr = prof_stack_frames(p, p->samples.v[i].stack);
-		uint32_t mark = (uint32_t)i + 1, leaf = NONE;
 		uint64_t h = 0x9e3779b97f4a7c15ULL;
 		for (uint32_t d = 0; d < st->depth; d++)
-			for (uint32_t k = m->off[fr[d]]; k < m->off[fr[d] + 1]; k++) {
-				uint32_t x = m->nodes[k];
-				h = hash_mix64(h ^ x) + 0x632be59bd9b4e019ULL;
-				if (leaf == NONE)
-					leaf = x;   /* the innermost node left in the map (hidden frames have none) */
-				if (b->stamp[x] == mark)
-					continue;   /* recursion: once per stack */
-				b->stamp[x] = mark;
-				b->present[x] = 1;
-				agg_add(&b->cum[x], v);
-			}
-		if (leaf != NONE)
-			agg_add(&b->flat[leaf], v);
+			for (uint32_t k = m->off[fr[d]]; k < m->off[fr[d] + 1]; k++)
+				h = hash_mix64(h ^ m->nodes[k]) + 0x632be59bd9b4e019ULL;
 		size_t slot = u64map_slot(&paths, h);
 		uint32_t j = paths.vals[slot];
 		if (j == U64MAP_NONE) {
@@ -80,6 +101,7 @@ static int sum_nodes(gbuild *b, graph *g)
 		}
 		agg_add(&net[j], v);
 	}
+	g->total = 0;
 	for (size_t j = 0; j < npaths; j++)
 		agg_add(&g->total, (int64_t)agg_magnitude(net[j]));
 	rc = 0;
@@ -238,7 +260,7 @@ int graph_build(graph *g, const prof *p, const prof_nodemap *m, const graph_opts
 	if (!b.flat || !b.cum || !b.stamp || !b.present || !b.idx)
 		goto out;
 	memset(b.idx, 0xff, nn * sizeof(*b.idx));
-	if (sum_nodes(&b, g) || pick_nodes(&b, g, o) || sum_edges(&b, g))
+	if ((sum_nodes(&b, g) && sum_paths(&b, g)) || pick_nodes(&b, g, o) || sum_edges(&b, g))
 		goto out;
 	pick_edges(g, o);
 	rc = 0;
