@@ -26,12 +26,17 @@ typedef struct gbuild {
 	u64map at;               /* from << 32 | to -> edge */
 } gbuild;
 
-/* The metric of sample i; 0 leaves it out. */
-static int64_t sample_value(const prof *p, size_t i, enum agg_metric metric)
+/* Sample i's value of the metric in *v and its frames, leaf first, in
+ * *fr; returns the depth, or -1 when the value is 0 (left out). */
+static long sample_at(const gbuild *b, size_t i, int64_t *v, const uint32_t **fr)
 {
-	int64_t v[AGG_NMETRIC];
-	agg_sample_vals(&p->samples.v[i], v);
-	return v[metric];
+	int64_t all[AGG_NMETRIC];
+	const prof_sample *s = &b->p->samples.v[i];
+	agg_sample_vals(s, all);
+	if (!(*v = all[b->metric]))
+		return -1;
+	*fr = prof_stack_frames(b->p, s->stack);
+	return b->p->stacks.v[s->stack].depth;
 }
 
 /* Pass 1: flat, cum and presence per map node, the sum of |metric|; 1
@@ -42,15 +47,15 @@ static int sum_nodes(gbuild *b, graph *g)
 	const prof_nodemap *m = b->m;
 	int neg = 0;
 	for (size_t i = 0; i < p->samples.len; i++) {
-		int64_t v = sample_value(p, i, b->metric);
-		if (!v)
+		int64_t v;
+		const uint32_t *fr;
+		long depth = sample_at(b, i, &v, &fr);
+		if (depth < 0)
 			continue;
 		neg |= v < 0;
 		agg_add(&g->total, (int64_t)agg_magnitude(v));
-		const prof_stack *st = &p->stacks.v[p->samples.v[i].stack];
-		const uint32_t *fr = prof_stack_frames(p, p->samples.v[i].stack);
 		uint32_t mark = (uint32_t)i + 1, leaf = NONE;
-		for (uint32_t d = 0; d < st->depth; d++)
+		for (long d = 0; d < depth; d++)
 			for (uint32_t k = m->off[fr[d]]; k < m->off[fr[d] + 1]; k++) {
 				uint32_t x = m->nodes[k];
 				if (leaf == NONE)
@@ -82,13 +87,13 @@ static int sum_paths(gbuild *b, graph *g)
 	if (u64map_init(&paths, 256))
 		return -1;
 	for (size_t i = 0; i < p->samples.len; i++) {
-		int64_t v = sample_value(p, i, b->metric);
-		if (!v)
+		int64_t v;
+		const uint32_t *fr;
+		long depth = sample_at(b, i, &v, &fr);
+		if (depth < 0)
 			continue;
-		const prof_stack *st = &p->stacks.v[p->samples.v[i].stack];
-		const uint32_t *fr = prof_stack_frames(p, p->samples.v[i].stack);
 		uint64_t h = 0x9e3779b97f4a7c15ULL;
-		for (uint32_t d = 0; d < st->depth; d++)
+		for (long d = 0; d < depth; d++)
 			for (uint32_t k = m->off[fr[d]]; k < m->off[fr[d] + 1]; k++)
 				h = hash_mix64(h ^ m->nodes[k]) + 0x632be59bd9b4e019ULL;
 		size_t slot = u64map_slot(&paths, h);
@@ -204,14 +209,15 @@ static int sum_edges(gbuild *b, graph *g)
 	if (u64map_init(&b->at, 256))
 		return -1;
 	for (size_t i = 0; i < p->samples.len; i++) {
-		int64_t v = sample_value(p, i, b->metric);
-		if (!v)
+		int64_t v;
+		const uint32_t *fr;
+		long depth = sample_at(b, i, &v, &fr);
+		if (depth < 0)
 			continue;
-		const prof_stack *st = &p->stacks.v[p->samples.v[i].stack];
-		const uint32_t *fr = prof_stack_frames(p, p->samples.v[i].stack);
-		uint32_t mark = (uint32_t)i + 1, parent = NONE, pframe = NONE;
+		uint32_t mark = (uint32_t)i + 1, parent = NONE;
+		long pframe = -1;
 		int residual = 0;
-		for (uint32_t d = st->depth; d-- > 0;)
+		for (long d = depth; d-- > 0;)
 			for (uint32_t k = m->off[fr[d] + 1]; k-- > m->off[fr[d]];) {
 				uint32_t gi = b->idx[m->nodes[k]];
 				if (gi == NONE) {
