@@ -104,7 +104,7 @@ static void put_legend(FILE *out, const graph *g, const graph_opts *o)
 		(long long)g->total, unit, (long long)g->node_cut, (long long)g->edge_cut);
 }
 
-static void put_node(FILE *out, const graph *g, size_t i, int64_t maxflat, const prof *p, const prof_nodemap *m,
+static void put_node(FILE *out, const graph *g, size_t i, uint64_t maxflat, const prof *p, const prof_nodemap *m,
 		     const graph_opts *o)
 {
 	const graph_node *n = &g->nodes[i];
@@ -165,10 +165,10 @@ int graph_write_dot(FILE *out, const graph *g, const prof *p, const prof_nodemap
 	fputs("digraph \"mprof\" {\n"
 	      "node [style=filled fillcolor=\"#f8f8f8\"]\n", out);
 	put_legend(out, g, o);
-	int64_t maxflat = 0;
+	uint64_t maxflat = 0;
 	for (size_t i = 0; i < g->nnodes; i++)
-		if (agg_magnitude(g->nodes[i].flat) > (uint64_t)maxflat)
-			maxflat = (int64_t)agg_magnitude(g->nodes[i].flat);
+		if (agg_magnitude(g->nodes[i].flat) > maxflat)
+			maxflat = agg_magnitude(g->nodes[i].flat);
 	for (size_t i = 0; i < g->nnodes; i++)
 		put_node(out, g, i, maxflat, p, m, o);
 	for (size_t j = 0; j < g->nedges; j++)

@@ -579,8 +579,14 @@ static int main_profile(cli *c, int argc, char **argv)
 	if (g < 0)
 		return EXIT_BAD;
 	const char *path = argv[optind];
-	if (rec_is_recording(path) || c->rq.at || c->rq.diff_from || c->rq.leak_from || c->rq.temporary)
+	if (rec_is_recording(path) || c->rq.at || c->rq.diff_from || c->rq.leak_from || c->rq.temporary) {
+		if (c->graph_out || c->flame_out) {   /* not silently the report instead */
+			fprintf(stderr, "mprof-tui: %s: --callgraph and --flamegraph take a profile file, not a recording\n",
+				path);
+			return EXIT_BAD;
+		}
 		return main_recording(c, path, g);
+	}
 	if (c->batch)
 		return main_batch(c, path, g);
 	/* The UI over --diff BASE NEW is the two files with the diff open: the

@@ -1,6 +1,7 @@
 /* reader.h - one foreign reader under the fuzzer: the target file defines
  * FUZZ_READER (the reader function) before including this. Whatever the
- * reader accepts must also aggregate and report without trouble. */
+ * reader accepts must also aggregate, report and draw as a call graph
+ * without trouble. */
 #ifndef MPROF_FUZZ_READER_H
 #define MPROF_FUZZ_READER_H
 
@@ -8,6 +9,7 @@
 
 #include "core/agg.h"
 #include "core/foreign.h"
+#include "core/graph.h"
 #include "core/load.h"
 #include "core/report.h"
 
@@ -29,6 +31,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 				report_opts o = { .sort = REPORT_CUM, .alloc = 1 };
 				report_top(null, &a, &m, &o);
 				agg_free(&a);
+			}
+			for (int k = 0; k < AGG_NMETRIC; k++) {
+				graph g;
+				graph_opts go = graph_defaults((enum agg_metric)k, k == 0, "fuzz");
+				if (!graph_build(&g, p, &m, &go)) {
+					graph_write_dot(null, &g, p, &m, &go);
+					graph_free(&g);
+				}
 			}
 			nodemap_free(&m);
 		}
