@@ -159,6 +159,18 @@ for x in heapprofile:1024:1:2048:2 heap_v2/4096:4629:4:9258:9 heapz_v2/4096:4629
 	fi
 done
 
+# tcmalloc's output kept from one run of tc_heapsample (test/data/legacy):
+# the same totals as go tool pprof, whatever this machine's tcmalloc does.
+# (go tool pprof refuses tcmalloc.sampling_off.heap: it starts with %warn.)
+for f in tcmalloc.heap_v2 tcmalloc.growth; do
+	if [ $HAVE_GO = 1 ]; then
+		expect_eq "$f (kept): inuse bytes, objects = go tool pprof's" \
+			"$(tsv_total 1 --no-symbols "$L/$f.heap") $(tsv_total 2 --no-symbols "$L/$f.heap")" \
+			"$(go_total space "$L/$f.heap") $(go_total objects "$L/$f.heap")"
+	fi
+done
+expect_eq "tcmalloc.sampling_off (kept): loads, nothing in it" "$(tsv_total 1 --no-symbols "$L/tcmalloc.sampling_off.heap")" 0
+
 # ---- empty stacks: every total, one <no stack> row ---------------------------
 # go_nostack.heap.txt: Go's rate524288 profile with "2: 4096 [5: 10240] @"
 # added (line 7). At 524288 that line scales by 256.500326: in use 513
@@ -185,6 +197,7 @@ if [ $HAVE_GO = 1 ]; then
 fi
 expect_eq "go empty stack: one <no stack> row (in use)" "$(tsv_row '<no stack>' "$f")" "1050625 513"
 expect_eq "go empty stack: one <no stack> row (allocated)" "$(tsv_row '<no stack>' --alloc "$f")" "2626563 1282"
+expect_eq "go empty stack: its own row by module too" "$(tsv_row '<no stack>' --granularity=module "$f")" "1050625 513"
 run_status "$MPROF" --top=flat "$f"
 expect_match "go empty stack: --top text row" "$OUT" "^[0-9]+th +1026\\.00 +14\\.36% +513 +1026\\.00 +14\\.36% +513 +<no stack>$"
 run_status "$MPROF" --top=cum --granularity=line "$f"
@@ -201,10 +214,11 @@ if [ $HAVE_GO = 1 ]; then
 fi
 "$MPROF" --flamegraph="$TMP/ns.svg" "$f"
 expect_match "go empty stack: in the flame graph" "$(cat "$TMP/ns.svg")" "&lt;no stack&gt;"
-# pprof's own empty stack: a sample without locations (42 B in use).
-printf '\n\004\010\001\020\002\022\003\022\001\052\062\000\062\013inuse_space\062\005bytes' > "$TMP/e.pb"
-expect_eq "pprof sample without locations: a <no stack> row" "$(tsv_row '<no stack>' "$TMP/e.pb")" "42 0"
-[ $HAVE_GO = 1 ] && expect_eq "pprof sample without locations: go tool pprof's total" "$(go_total inuse_space "$TMP/e.pb")" 42
+# pprof's own empty stack: no_locations.pb (written by hand: one sample
+# type inuse_space/bytes, one sample of value 42 without locations).
+expect_eq "pprof sample without locations: a <no stack> row" "$(tsv_row '<no stack>' "$L/no_locations.pb")" "42 0"
+[ $HAVE_GO = 1 ] && expect_eq "pprof sample without locations: go tool pprof's total" \
+	"$(go_total inuse_space "$L/no_locations.pb")" 42
 
 # ---- the two memory-map trailers (hand-checked) ----------------------------
 # 2 objects / 300 B leaf in server, 1 / 50 B leaf in libfoo; both stacks
@@ -219,6 +233,10 @@ done
 got=$("$MPROF" --top=flat --format=tsv --alloc --granularity=module "$L/trailer_mapped.heap" 2> /dev/null |
 	tail -n +2 | tr '\t\n' ' |')
 expect_eq "trailer_mapped: allocated by module" "$got" "600 4 700 6 /opt/app/bin/server|100 2 700 6 /usr/lib/libfoo.so.1|"
+# A map line behind a glog prefix, as pprof reads it.
+printf 'heap profile: 1: 10 [1: 10] @ heapprofile\n1: 10 [1: 10] @ 0x401010\n--- Memory map: ---\n%s\n' \
+	'I1124 10:00:00.000000 4242 maps.cc:77] 00400000-00402000: /opt/app/bin/server' > "$TMP/glog.heap"
+expect_eq "memory map behind a glog prefix" "$(tsv_row /opt/app/bin/server --granularity=module "$TMP/glog.heap")" "10 1"
 if [ $HAVE_GO = 1 ]; then
 	# pprof's reading of the same trailer: the same mappings.
 	expect_eq "trailer_memmap: go tool pprof's mappings" \
