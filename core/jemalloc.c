@@ -26,11 +26,7 @@ static int counts(tspan *l, uint64_t v[4])
 static int is_jemalloc(const prof *p, uint64_t pc)
 {
 	uint32_t m = prof_module_find(p, pc);
-	if (m == PROF_NONE)
-		return 0;
-	const char *path = p->strs.v + p->modules.v[m].path;
-	const char *slash = strrchr(path, '/');
-	return !strncmp(slash ? slash + 1 : path, "libjemalloc", 11);
+	return m != PROF_NONE && maps_module_is(p, m, "libjemalloc");
 }
 
 int jemalloc_read(prof *p, const prof_src *src, prof_error *err)
@@ -113,13 +109,13 @@ int jemalloc_read(prof *p, const prof_src *src, prof_error *err)
 		while (first < npc && is_jemalloc(p, pcs[first]))
 			first++;
 		uint32_t depth = (uint32_t)(npc - first);
-		uint32_t *dst = prof_stack_begin(p, depth);
-		if (!dst)
+		uint32_t st = PROF_NONE, *dst = depth ? prof_stack_begin(p, depth) : NULL;
+		if (depth && !dst)
 			goto nomem;
 		for (uint32_t i = 0; i < depth; i++)
 			if ((dst[i] = prof_frame_intern(p, pcs[first + i])) == PROF_NONE)
 				goto nomem;
-		uint32_t st = prof_stack_commit(p, depth);
+		st = depth ? prof_stack_commit(p, depth) : prof_stack_nostack(p);
 		if (st == PROF_NONE)
 			goto nomem;
 		uint64_t size = v[2] ? v[3] / v[2] : v[0] ? v[1] / v[0] : 0;

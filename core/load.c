@@ -25,8 +25,14 @@ enum prof_format prof_detect(const uint8_t *d, size_t len)
 		if ((uint64_t)body + 4 == len)
 			return PROF_FMT_V1;
 	}
-	/* The text formats say what they are on their first line. */
-	if (len >= 13 && !memcmp(d, "heap profile:", 13))
+	/* The text formats say what they are on their first line; tcmalloc
+	 * may put "%warn" lines before a legacy heap profile's. */
+	size_t h = 0;
+	while (h < len && h < 65536 && d[h] == '%') {
+		const uint8_t *nl = memchr(d + h, '\n', len - h);
+		h = nl ? (size_t)(nl - d) + 1 : len;
+	}
+	if (len - h >= 13 && !memcmp(d + h, "heap profile:", 13))
 		return PROF_FMT_GPERF;   /* or Go debug=1: the reader tells them apart */
 	if (len >= 8 && !memcmp(d, "heap_v2/", 8))
 		return PROF_FMT_JEMALLOC;

@@ -413,14 +413,15 @@ static int read_sample(pctx *c, span sm, const int ix[NT], int fb, uint64_t **lo
 		lv[k] = li;
 		depth += c->loc_n[li];
 	}
-	uint32_t *dst = prof_stack_begin(c->p, depth);
-	if (!dst)
+	uint32_t *dst = depth ? prof_stack_begin(c->p, depth) : NULL;
+	if (depth && !dst)
 		return nomem(c);
 	for (size_t k = 0; k < nloc; k++) {
 		memcpy(dst, c->pool + c->loc_off[lv[k]], c->loc_n[lv[k]] * sizeof(*dst));
 		dst += c->loc_n[lv[k]];
 	}
-	uint32_t st = prof_stack_commit(c->p, depth);
+	/* A sample without locations (pprof's empty stack) is a row too. */
+	uint32_t st = depth ? prof_stack_commit(c->p, depth) : prof_stack_nostack(c->p);
 	if (st == PROF_NONE)
 		return nomem(c);
 	uint64_t v[NT];

@@ -90,6 +90,17 @@ uint32_t prof_stack_commit(prof *p, uint32_t depth)
 	return id;
 }
 
+uint32_t prof_stack_nostack(prof *p)
+{
+	uint32_t f = prof_frame_intern(p, 0);
+	if (f == PROF_NONE)
+		return PROF_NONE;
+	if (p->frames.v[f].name == PROF_NONE &&
+	    (p->frames.v[f].name = prof_str(p, PROF_NOSTACK_NAME, sizeof(PROF_NOSTACK_NAME) - 1)) == PROF_NONE)
+		return PROF_NONE;
+	return prof_stack_add(p, &f, 1);
+}
+
 int prof_sample_add(prof *p, uint32_t stack, uint64_t size, uint64_t alloc_objs,
 		    uint64_t alloc_bytes, uint64_t free_objs, uint64_t free_bytes)
 {

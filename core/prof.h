@@ -132,6 +132,21 @@ static inline const uint32_t *prof_stack_frames(const prof *p, uint32_t s)
 	return p->stack_frames.v + p->stacks.v[s].off;
 }
 
+/* The name of the frame that stands for a missing stack. */
+#define PROF_NOSTACK_NAME "<no stack>"
+/* A stack for a sample recorded without one: the single frame at address 0
+ * named "<no stack>" (pc 0 is no code either), so that the sample shows as
+ * one row of that name in every view, not only in the totals. Returns the
+ * new stack, or PROF_NONE on ENOMEM. */
+uint32_t prof_stack_nostack(prof *p);
+/* Is frame f that frame? */
+static inline int prof_frame_is_nostack(const prof *p, uint32_t f)
+{
+	const prof_frame *fr = &p->frames.v[f];
+	return fr->addr == 0 && fr->module == PROF_NONE && fr->name != PROF_NONE &&
+	       !strcmp(p->strs.v + fr->name, PROF_NOSTACK_NAME);
+}
+
 /* Appends a sample; returns 0 or -1 on ENOMEM. */
 int prof_sample_add(prof *p, uint32_t stack, uint64_t size, uint64_t alloc_objs,
 		    uint64_t alloc_bytes, uint64_t free_objs, uint64_t free_bytes);

@@ -44,3 +44,13 @@ sumf() {
 		if (c == "flat") { b += $1; o += $2 } else { b += $3; o += $4 } }
 		END { printf "%.0f %.0f\n", b, o }'
 }
+
+# expect_refused NAME FILE REGEX: a batch report of FILE (names as
+# recorded) exits 2 with one line on stderr matching REGEX and no output.
+expect_refused() {
+	run_status "$MPROF" --no-symbols --top=flat "$2"
+	expect_eq "$1: exit status 2" "$STATUS" 2
+	expect_match "$1: message" "$ERR" "$3"
+	expect_eq "$1: one line on stderr" "$(printf '%s\n' "$ERR" | wc -l)" 1
+	expect_eq "$1: no partial report" "$OUT" ""
+}

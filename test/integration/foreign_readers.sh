@@ -133,35 +133,28 @@ expect_match "folded heaptrack: names with spaces, stray ';' dropped" "$OUT" "	3
 expect_match "folded heaptrack: root first (main is cum of all)" "$OUT" "^0	0	3217860	0	main \\(leakgen.c\\)$"
 
 # ---- bad input ------------------------------------------------------------
-bad() {  # name, file, regex for stderr
-	run_status "$MPROF" --no-symbols --top=flat "$2"
-	expect_eq "$1: exit status 2" "$STATUS" 2
-	expect_match "$1: message" "$ERR" "$3"
-	expect_eq "$1: one line on stderr" "$(printf '%s\n' "$ERR" | wc -l)" 1
-	expect_eq "$1: no partial report" "$OUT" ""
-}
 b=$TMP/bad
 sed '3s/\[/(/' "$DATA/gperftools/leakgen.0002.heap" > $b
-bad "gperftools: broken sample line" $b "^mprof-tui: $b: line 3: expected 'N: N \\[N: N\\] @ addresses'$"
+expect_refused "gperftools: broken sample line" $b "^mprof-tui: $b: line 3: expected 'N: N \\[N: N\\] @ addresses'$"
 sed '3s/0x5595797891cf/0xZZ/' "$DATA/gperftools/leakgen.0002.heap" > $b
-bad "gperftools: bad address" $b "^mprof-tui: $b: line 3: bad address"
+expect_refused "gperftools: bad address" $b "^mprof-tui: $b: line 3: bad address"
 sed '1s/heapprofile/heapwhat/' "$DATA/gperftools/leakgen.0002.heap" > $b
-bad "gperftools: unknown kind" $b "^mprof-tui: $b: line 1: unknown heap profile kind 'heapwhat'$"
+expect_refused "gperftools: unknown kind" $b "^mprof-tui: $b: line 1: unknown heap profile kind 'heapwhat' \\(heapprofile, "
 sed '23s/^.*$/nonsense/' "$DATA/gperftools/leakgen.0002.heap" > $b
-bad "gperftools: broken maps line" $b "^mprof-tui: $b: line 23: not a maps line"
+expect_refused "gperftools: broken maps line" $b "^mprof-tui: $b: line 23: not a maps line"
 sed '5s/t\*: 0: 0/t*: 0 0/' "$DATA/jemalloc/jeprof.18970.1.f.heap" > $b
-bad "jemalloc: broken counts" $b "^mprof-tui: $b: line 5: expected 'N: N \\[N: N\\]'$"
+expect_refused "jemalloc: broken counts" $b "^mprof-tui: $b: line 5: expected 'N: N \\[N: N\\]'$"
 sed '1s/.*/heap_v2\/x/' "$DATA/jemalloc/jeprof.18970.1.f.heap" > $b
-bad "jemalloc: bad header" $b "^mprof-tui: $b: line 1: expected 'heap_v2/PERIOD'$"
+expect_refused "jemalloc: bad header" $b "^mprof-tui: $b: line 1: expected 'heap_v2/PERIOD'$"
 sed '5,6d' "$DATA/jemalloc/jeprof.18970.1.f.heap" > $b
-bad "jemalloc: stack without counts" $b "^mprof-tui: $b: line 5: stack without a 't\\*:' line"
+expect_refused "jemalloc: stack without counts" $b "^mprof-tui: $b: line 5: stack without a 't\\*:' line"
 sed '2s/.*/2: 3145728 \[1: 3145728\] @ 0x4b5da5/;3s/.*/0: 5 [0: 0] @ 0x1/' "$DATA/go/rate1/heap.debug1.txt" > $b
-bad "go: bytes without objects" $b "^mprof-tui: $b: line 3: bytes without objects$"
+expect_refused "go: bytes without objects" $b "^mprof-tui: $b: line 3: bytes without objects$"
 { head -3 "$DATA/folded/heaptrack.leakgen.leaked.folded"; echo "main;leak_blocks 12x"; } > $b
-bad "folded: line without a count" $b "^mprof-tui: $b: line 4: expected 'frame;frame;... COUNT'$"
+expect_refused "folded: line without a count" $b "^mprof-tui: $b: line 4: expected 'frame;frame;... COUNT'$"
 head -c 2000 "$DATA/go/rate1/heap.pb.gz" > $b
-bad "pprof: truncated gzip" $b "^mprof-tui: $b: offset [0-9]+: gzip data"
+expect_refused "pprof: truncated gzip" $b "^mprof-tui: $b: offset [0-9]+: gzip data"
 printf '\n\002\010\0012\000\022\377\001abc' > $b
-bad "pprof: field past the end" $b "^mprof-tui: $b: offset 6: malformed protobuf field$"
+expect_refused "pprof: field past the end" $b "^mprof-tui: $b: offset 6: malformed protobuf field$"
 printf '\n\002\010\001' > $b
-bad "pprof: no string table" $b "^mprof-tui: $b: offset 0: not a pprof profile"
+expect_refused "pprof: no string table" $b "^mprof-tui: $b: offset 0: not a pprof profile"
