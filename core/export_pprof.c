@@ -332,7 +332,8 @@ loc_done:
 	if (p->meta.time > 0)
 		bb_uint(&b, 9, (uint64_t)p->meta.time * 1000000000u);
 	value_type(&b, &sub, 11, &t, "space", "bytes");
-	bb_uint(&b, 12, 1);
+	/* The mean bytes between samples, as Go's MemProfileRate (1: exact). */
+	bb_uint(&b, 12, p->meta.scale > 1 ? (uint64_t)(p->meta.scale + 0.5) : 1);
 	bb_uint(&b, 14, stab_id(&t, "inuse_space"));
 	if (b.failed || sub.failed || line.failed || packed.failed || t.failed || t.out.failed)
 		goto nomem;
