@@ -30,6 +30,7 @@
 /* The server's state, shared by the connection threads. */
 typedef struct server {
 	const sym_opts *so;
+	serve_syms *syms;            /* resolvers kept per process */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;           /* broadcast when stopping and when a request ends */
 	int stopping;
@@ -185,8 +186,8 @@ static int index_row(listing_entry *e, void *ctx)
 	listing_text t;
 	listing_describe(e, &t);
 	fprintf(x->f, "<tr><td>%d</td><td>%s</td><td class=num>%s</td><td><a href='heap?pid=%d'>heap</a> "
-		      "(<a href='heap?pid=%d&amp;debug=1'>text</a>)</td><td>",
-		e->pid, t.started, t.inuse, e->pid, e->pid);
+		      "<a href='allocs?pid=%d'>allocs</a> (<a href='heap?pid=%d&amp;debug=1'>text</a>)</td><td>",
+		e->pid, t.started, t.inuse, e->pid, e->pid, e->pid);
 	flamegraph_put_escaped(x->f, t.cmd);
 	fputs("</td></tr>\n", x->f);
 	x->shown++;
@@ -219,7 +220,9 @@ static enum MHD_Result serve_index(struct MHD_Connection *c)
 		fprintf(f, "<p>%d process%s of other users not listed.</p>\n", x.others, x.others == 1 ? "" : "es");
 	fputs("<p>\nProfile Descriptions:\n<ul>\n<li><div class=profile-name>heap: </div> Every allocation of the "
 	      "process since the hook started, with its call stack: live objects (inuse_space, the default) and "
-	      "all allocations (alloc_space). Add seconds=N for the growth over N seconds.</li>\n</ul>\n</p>\n"
+	      "all allocations (alloc_space). Add seconds=N for the growth over N seconds.</li>\n"
+	      "<li><div class=profile-name>allocs: </div> The same profile with all allocations (alloc_space) as "
+	      "the default view; where Parca and Pyroscope look for memory by default.</li>\n</ul>\n</p>\n"
 	      "</body>\n</html>\n",
 	      f);
 	if (fclose(f)) {
@@ -300,8 +303,9 @@ static int serve_wait(server *sv, struct MHD_Connection *c, int seconds)
 	return rc;
 }
 
-/* /debug/pprof/heap[?pid=PID][&seconds=N][&debug=1]. */
-static enum MHD_Result serve_heap(server *sv, struct MHD_Connection *c)
+/* /debug/pprof/heap[?pid=PID][&seconds=N][&debug=1]; allocs is the same
+ * with alloc_space as the default sample type, as Go serves it. */
+static enum MHD_Result serve_heap(server *sv, struct MHD_Connection *c, const char *dflt)
 {
 	const char *ps = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "pid");
 	const char *ss = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds");
@@ -365,7 +369,7 @@ static enum MHD_Result serve_heap(server *sv, struct MHD_Connection *c)
 			return reply_error(c, err.status, "%s", err.e.msg);
 		return reply_text(c, text, len, "text/plain; charset=utf-8");
 	}
-	int fd = serve_heap_pprof(p, pid, sv->so, &err);
+	int fd = serve_heap_pprof(p, pid, sv->syms, dflt, &err);
 	prof_free(p);
 	if (fd < 0)
 		return reply_error(c, err.status, "%s", err.e.msg);
@@ -414,7 +418,9 @@ static enum MHD_Result serve_request(void *cls, struct MHD_Connection *c, const 
 	if (!strcmp(url, "/debug/pprof/"))
 		return serve_index(c);
 	if (!strcmp(url, "/debug/pprof/heap"))
-		return serve_heap(sv, c);
+		return serve_heap(sv, c, "inuse_space");
+	if (!strcmp(url, "/debug/pprof/allocs"))
+		return serve_heap(sv, c, "alloc_space");
 	return reply_error(c, MHD_HTTP_NOT_FOUND, "404 page not found");
 }
 
@@ -461,7 +467,12 @@ int serve_main(const char *addr, const sym_opts *so)
 	int fd = serve_listen(addr, &ss, &sl);
 	if (fd < 0)
 		return 2;
-	server sv = { .so = so, .stopping = 0 };
+	server sv = { .so = so, .syms = serve_syms_new(so) };
+	if (!sv.syms) {
+		fprintf(stderr, "mprof-tui: --serve: out of memory\n");
+		close(fd);
+		return 1;
+	}
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -501,6 +512,7 @@ int serve_main(const char *addr, const sym_opts *so)
 	serve_stop(&sv, d);
 	fprintf(stderr, "mprof-tui: stopped serving (%s)\n", strsignal(sig));
 out:
+	serve_syms_free(sv.syms);
 	pthread_cond_destroy(&sv.cv);
 	pthread_mutex_destroy(&sv.mu);
 	pthread_sigmask(SIG_UNBLOCK, &stop, NULL);

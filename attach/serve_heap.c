@@ -2,6 +2,7 @@
  * one: gzipped pprof (or debug=1 text), now or grown over a window. */
 #include "attach/serve_heap.h"
 #include "attach/listing.h"
+#include "attach/procfs.h"
 #include "attach/segment_read.h"
 #include "core/diff.h"
 #include "core/export.h"
@@ -36,8 +37,12 @@ prof *serve_heap_take(const char *dir, int pid, serve_err *err)
 	if (listing_entry_open(e, dir, pid)) {
 		char proc[32];
 		snprintf(proc, sizeof(proc), "/proc/%d", pid);
-		err_set(err, 404, access(proc, F_OK) ? "no process %d" : "process %d does not run under libmprof.so (no %s)",
-			pid, e->path);
+		if (access(proc, F_OK))
+			err_set(err, 404, "no process %d", pid);
+		else if (proc_gone(pid))   /* a zombie: its hook removed the segment at exit */
+			err_set(err, 404, "process %d has exited", pid);
+		else
+			err_set(err, 404, "process %d does not run under libmprof.so (no %s)", pid, e->path);
 	} else if (!e->mine) {
 		err_set(err, 403, "process %d: %s belongs to another user", pid, e->path);
 	} else if (!e->alive) {
@@ -82,34 +87,26 @@ static sym *heap_sym(const prof *p, int pid, const sym_opts *so, serve_err *err)
 	return s;
 }
 
-int serve_heap_pprof(const prof *p, int pid, const sym_opts *so, serve_err *err)
+int serve_heap_pprof(const prof *p, int pid, serve_syms *syms, const char *dflt, serve_err *err)
 {
 	int fd = memfd_create("mprof-serve", MFD_CLOEXEC);
 	if (fd < 0) {
 		err_set(err, 500, "memfd_create: %s", strerror(errno));
 		return -1;
 	}
-	sym *s = heap_sym(p, pid, so, err);
-	prof_nodemap m;
-	memset(&m, 0, sizeof(m));
-	int rc = -1;
-	if (!s)
-		goto out;
-	/* Function rows for frames without source, as --export writes them. */
-	if (sym_nodemap(&m, p, s, SYM_GRAN_FUNCTION)) {
+	sym *s;
+	export_lines lines;
+	serve_sym_use *u = serve_syms_get(syms, p, pid, &s, &lines);
+	if (!u) {
 		err_set(err, 500, "out of memory");
-		goto out;
+		close(fd);
+		return -1;
 	}
-	export_lines lines = { sym_export_lines, s };
-	if (export_pprof(fd, p, &m, &lines, &err->e) || lseek(fd, 0, SEEK_SET) < 0) {
+	/* Frames the symbols do not know keep their recorded names. */
+	int rc = export_pprof_as(fd, p, NULL, &lines, dflt, &err->e);
+	serve_syms_release(syms, u);
+	if (rc || lseek(fd, 0, SEEK_SET) < 0) {
 		err->status = 500;
-		goto out;
-	}
-	rc = 0;
-out:
-	nodemap_free(&m);
-	sym_close(s);
-	if (rc) {
 		close(fd);
 		return -1;
 	}

@@ -4,6 +4,7 @@
 #ifndef MPROF_SERVE_HEAP_H
 #define MPROF_SERVE_HEAP_H
 
+#include "attach/serve_syms.h"
 #include "core/load.h"
 #include "symbols/sym.h"
 
@@ -24,8 +25,9 @@ prof *serve_heap_delta(const prof *p0, const prof *p1, serve_err *err);
 
 /* p as gzipped pprof in a new memory file (caller closes the fd), its
  * frames symbolized (functions, inline chains, lines) against pid's
- * modules with so's paths. -1 with err (500). */
-int serve_heap_pprof(const prof *p, int pid, const sym_opts *so, serve_err *err);
+ * modules by syms' resolver for pid; dflt the default sample type
+ * ("inuse_space" for heap, "alloc_space" for allocs). -1 with err (500). */
+int serve_heap_pprof(const prof *p, int pid, serve_syms *syms, const char *dflt, serve_err *err);
 
 /* p as Go's debug=1 heap text (caller frees *out with free()). 0, or -1
  * with err (500). */
