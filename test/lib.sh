@@ -44,3 +44,18 @@ sumf() {
 		if (c == "flat") { b += $1; o += $2 } else { b += $3; o += $4 } }
 		END { printf "%.0f %.0f\n", b, o }'
 }
+
+# hook_prog NAME SRC: HOOK is the hook; NAME built from SRC into $TMP/NAME
+# as a user builds a program to profile (debug info, frame pointers).
+# Without the hook, or when the build fails, says so and ends the test.
+hook_prog() {
+	HOOK=$TOP/libmprof.so
+	if [ ! -f "$HOOK" ]; then
+		echo "ok - # SKIP libmprof.so is not built"
+		exit 0
+	fi
+	cc -g -O1 -fno-omit-frame-pointer -o "$TMP/$1" "$2" || {
+		not_ok "build $1 from $2"
+		exit 0
+	}
+}
