@@ -38,6 +38,9 @@ typedef struct export_lines {
  * so pprof's -list, -lines and -functions work; a frame with none, and
  * every frame without lines, gets its nodes in m, or its name. */
 int export_pprof(int fd, const prof *p, const prof_nodemap *m, const export_lines *lines, prof_error *err);
+/* The same with another default sample type (Go's allocs: "alloc_space"). */
+int export_pprof_as(int fd, const prof *p, const prof_nodemap *m, const export_lines *lines, const char *dflt,
+		    prof_error *err);
 
 /* Writes p to path in format f (replaced atomically via path.tmp); lines
  * (may be NULL) for pprof.  0, or -1 with err filled ("PATH: reason"). */

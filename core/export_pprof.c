@@ -203,6 +203,12 @@ static size_t frame_lines(bbuf *sub, bbuf *line, stab *t, lfuncs *lf, const expo
 
 int export_pprof(int fd, const prof *p, const prof_nodemap *m, const export_lines *lines, prof_error *err)
 {
+	return export_pprof_as(fd, p, m, lines, "inuse_space", err);
+}
+
+int export_pprof_as(int fd, const prof *p, const prof_nodemap *m, const export_lines *lines, const char *dflt,
+		    prof_error *err)
+{
 	bbuf b = { 0 }, sub = { 0 }, line = { 0 }, packed = { 0 };
 	stab t = { 0 };
 	lfuncs lf = { 0 };
@@ -332,8 +338,9 @@ loc_done:
 	if (p->meta.time > 0)
 		bb_uint(&b, 9, (uint64_t)p->meta.time * 1000000000u);
 	value_type(&b, &sub, 11, &t, "space", "bytes");
-	bb_uint(&b, 12, 1);
-	bb_uint(&b, 14, stab_id(&t, "inuse_space"));
+	/* The mean bytes between samples, as Go's MemProfileRate (1: exact). */
+	bb_uint(&b, 12, p->meta.scale > 1 ? (uint64_t)(p->meta.scale + 0.5) : 1);
+	bb_uint(&b, 14, stab_id(&t, dflt));
 	if (b.failed || sub.failed || line.failed || packed.failed || t.failed || t.out.failed)
 		goto nomem;
 	/* The string table goes last: every string is known by now. */

@@ -88,7 +88,7 @@ static int fg_add(fg *g, const uint32_t *fr, uint32_t depth, int64_t w, int diff
 	return 0;
 }
 
-static void put_esc(FILE *out, const char *s)
+void flamegraph_put_escaped(FILE *out, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {
@@ -124,7 +124,7 @@ static void put_label(FILE *out, const char *name, double w)
 	name = name_fit(name, (int)fit, "..", fb, sizeof(fb));
 	size_t len = strlen(name);
 	if ((size_t)fit >= chars(name, len)) {
-		put_esc(out, name);
+		flamegraph_put_escaped(out, name);
 		return;
 	}
 	char buf[512];
@@ -137,7 +137,7 @@ static void put_label(FILE *out, const char *name, double w)
 	}
 	memcpy(buf, name, n);
 	memcpy(buf + n, "..", 3);
-	put_esc(out, buf);
+	flamegraph_put_escaped(out, buf);
 }
 
 static void color(const char *name, int64_t net, int64_t width, int diff, char *buf, size_t len)
@@ -276,11 +276,11 @@ int flamegraph_write(FILE *out, const prof *p, const prof_nodemap *m, enum agg_m
 	fputs(fg_script, out);
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"rgb(248,248,240)\"/>\n");
 	fprintf(out, "<text x=\"%d\" y=\"20\" text-anchor=\"middle\" style=\"font-size: 16px\">", (int)FG_WIDTH / 2);
-	put_esc(out, diff ? "Diff flame graph: " : "Flame graph: ");
-	put_esc(out, mnames[metric]);
+	flamegraph_put_escaped(out, diff ? "Diff flame graph: " : "Flame graph: ");
+	flamegraph_put_escaped(out, mnames[metric]);
 	if (title) {
 		fputs(" - ", out);
-		put_esc(out, title);
+		flamegraph_put_escaped(out, title);
 	}
 	fputs("</text>\n", out);
 	fprintf(out, "<text id=\"unzoom\" class=\"c\" x=\"%d\" y=\"40\" style=\"opacity: 0\" onclick=\"unzoom()\">"
@@ -302,12 +302,12 @@ int flamegraph_write(FILE *out, const prof *p, const prof_nodemap *m, enum agg_m
 		/* Boxes and search show the short name; the title (details line) the whole one. */
 		const char *shown = name_short(p, name, sb, sizeof(sb));
 		fputs("<g class=\"f\" data-name=\"", out);
-		put_esc(out, shown);
+		flamegraph_put_escaped(out, shown);
 		size_t ao, ac;
 		if (!name_args(shown, &ao, &ac))   /* where the script may cut in the middle */
 			fprintf(out, "\" data-args=\"%zu %zu", chars(shown, ao), chars(shown, ac));
 		fputs("\"><title>", out);
-		put_esc(out, name);
+		flamegraph_put_escaped(out, name);
 		if (diff)
 			fprintf(out, " (%+lld, %lld changed, %.2f%%)", (long long)n->net, (long long)n->width,
 				100.0 * (double)n->width / (double)g.n[0].width);

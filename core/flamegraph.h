@@ -18,4 +18,8 @@ int flamegraph_write(FILE *out, const prof *p, const prof_nodemap *m, enum agg_m
 int flamegraph_save(const prof *p, const prof_nodemap *m, enum agg_metric metric, int diff,
 		    const char *title, const char *path, prof_error *err);
 
+/* s into out with XML's (and HTML's) special characters escaped and
+ * control characters left out. */
+void flamegraph_put_escaped(FILE *out, const char *s);
+
 #endif

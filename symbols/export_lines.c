@@ -2,10 +2,8 @@
  * (core/export.h): its inline chain as the symbols resolve it. */
 #include "symbols/sym.h"
 
-size_t sym_export_lines(void *ctx, uint32_t frame, export_line *out, size_t cap)
+size_t sym_info_lines(const sym_info *si, export_line *out, size_t cap)
 {
-	sym *s = ctx;
-	const sym_info *si = sym_frame(s, frame);
 	if (!si || si->source == SYM_SRC_RAW)
 		return 0;
 	size_t n = 0;
@@ -16,4 +14,9 @@ size_t sym_export_lines(void *ctx, uint32_t frame, export_line *out, size_t cap)
 		out[n++] = (export_line){ l->func, l->file, l->line };
 	}
 	return n;
+}
+
+size_t sym_export_lines(void *ctx, uint32_t frame, export_line *out, size_t cap)
+{
+	return sym_info_lines(sym_frame(ctx, frame), out, cap);
 }

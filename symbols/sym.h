@@ -129,6 +129,8 @@ const char *sym_source_path(const sym *s, const char *file, char *buf, size_t le
 
 /* export_lines' get over a sym (ctx): frame's inline chain, innermost first. */
 size_t sym_export_lines(void *ctx, uint32_t frame, export_line *out, size_t cap);
+/* The same for a resolved address (si may be NULL): 0 when unresolved. */
+size_t sym_info_lines(const sym_info *si, export_line *out, size_t cap);
 
 /* NEW - BASE (core/diff.h) with frames of modules built differently
  * matched by meaning: each side read against its own binary or recorded

@@ -54,3 +54,18 @@ expect_refused() {
 	expect_eq "$1: one line on stderr" "$(printf '%s\n' "$ERR" | wc -l)" 1
 	expect_eq "$1: no partial report" "$OUT" ""
 }
+
+# hook_prog NAME SRC: HOOK is the hook; NAME built from SRC into $TMP/NAME
+# as a user builds a program to profile (debug info, frame pointers).
+# Without the hook, or when the build fails, says so and ends the test.
+hook_prog() {
+	HOOK=$TOP/libmprof.so
+	if [ ! -f "$HOOK" ]; then
+		echo "ok - # SKIP libmprof.so is not built"
+		exit 0
+	fi
+	cc -g -O1 -fno-omit-frame-pointer -o "$TMP/$1" "$2" || {
+		not_ok "build $1 from $2"
+		exit 0
+	}
+}

@@ -19,6 +19,7 @@
 #include "attach/launch.h"
 #include "attach/listing.h"
 #include "attach/procfs.h"
+#include "attach/serve.h"
 #include "attach/snapshot.h"
 #include "symbols/sym.h"
 #include "tui/tui.h"
@@ -37,6 +38,7 @@ static const char usage_text[] =
 	"       mprof-tui [--at TIME | --diff-at T1 T2 | --leaks T1 T2 | --temporary] DIR\n"
 	"       mprof-tui --record DIR --attach PID\n"
 	"       mprof-tui --snapshot PID -o FILE\n"
+	"       mprof-tui --serve [HOST:]PORT\n"
 	"       mprof-tui --attach [PID] [--interval MS]\n"
 	"       mprof-tui --info --attach PID\n"
 	"       mprof-tui --inject PID | --detach PID\n"
@@ -111,6 +113,15 @@ static const char usage_text[] =
 	"                       history is unknown. --attach PID offers it (y/n)\n"
 	"  --detach PID         stop an injected hook: the program's calls go to\n"
 	"                       its allocator again; its segment stays readable\n"
+	"  --serve [HOST:]PORT  serve the processes under the hook that this user\n"
+	"                       owns as Go's net/http/pprof does, for go tool pprof,\n"
+	"                       Parca and Pyroscope: /debug/pprof/ lists them,\n"
+	"                       /debug/pprof/heap?pid=PID is one's heap (gzipped\n"
+	"                       pprof; &seconds=N its growth over N seconds;\n"
+	"                       &debug=1 text), allocs?pid=PID the same with\n"
+	"                       alloc_space first. PORT alone listens on 127.0.0.1;\n"
+	"                       0.0.0.0:PORT or [::]:PORT on every address.\n"
+	"                       Read-only; runs until SIGINT or SIGTERM\n"
 	"\n"
 	"Recordings (MPROF_RECORD=DIR under the hook, or --record DIR --attach PID):\n"
 	"  mprof-tui DIR        the UI over the whole run: Left/Right move in time,\n"
@@ -172,6 +183,7 @@ typedef struct cli {
 	int export_fmt;
 	const char *diff_base, *flame_out, *graph_out, *base_path;
 	const char *snap_pid, *snap_out;
+	const char *serve_addr;          /* --serve ADDR */
 	const char *inject_pid, *detach_pid;
 	int batch;                       /* a report, not the UI */
 } cli;
@@ -195,7 +207,7 @@ static int cli_parse(cli *c, int argc, char **argv)
 	enum { O_TOP = 256, O_ALLOC, O_INUSE, O_OBJECTS, O_FORMAT, O_GRAN, O_INFO,
 	       O_NOSYM, O_ROOT, O_SPATH, O_SDIR, O_SNAPSHOT, O_EXPORT, O_DIFF, O_FLAME, O_GRAPH,
 	       O_ATTACH, O_INTERVAL, O_BASE, O_INJECT, O_DETACH,
-	       O_RECORD, O_AT, O_DIFF_AT, O_LEAKS, O_TEMP };
+	       O_RECORD, O_AT, O_DIFF_AT, O_LEAKS, O_TEMP, O_SERVE };
 	static const struct option opts[] = {
 		{ "top", required_argument, NULL, O_TOP },
 		{ "alloc", no_argument, NULL, O_ALLOC },
@@ -210,6 +222,7 @@ static int cli_parse(cli *c, int argc, char **argv)
 		{ "search-path", required_argument, NULL, O_SPATH },
 		{ "source-dir", required_argument, NULL, O_SDIR },
 		{ "snapshot", required_argument, NULL, O_SNAPSHOT },
+		{ "serve", required_argument, NULL, O_SERVE },
 		{ "export", required_argument, NULL, O_EXPORT },
 		{ "diff", required_argument, NULL, O_DIFF },
 		{ "base", required_argument, NULL, O_BASE },
@@ -269,6 +282,7 @@ static int cli_parse(cli *c, int argc, char **argv)
 		case O_GRAN: c->gran = optarg; break;
 		case O_INFO: c->info = 1; break;
 		case O_SNAPSHOT: c->snap_pid = optarg; break;
+		case O_SERVE: c->serve_addr = optarg; break;
 		case O_EXPORT:
 			if ((c->export_fmt = export_parse(optarg)) < 0) {
 				fprintf(stderr, "mprof-tui: --export takes pprof, folded, skynet or native, not '%s'\n", optarg);
@@ -608,6 +622,13 @@ int main(int argc, char **argv)
 		return rc;
 	if (c.snap_pid)
 		return snapshot_main(c.snap_pid, c.snap_out);
+	if (c.serve_addr) {
+		if (optind != argc) {
+			fprintf(stderr, "mprof-tui: --serve takes no file or command ('%s')\n", argv[optind]);
+			return EXIT_BAD;
+		}
+		return serve_main(c.serve_addr, &c.so);
+	}
 	if (c.inject_pid || c.detach_pid)
 		return inject_main(c.inject_pid ? c.inject_pid : c.detach_pid, !c.inject_pid);
 	/* Live: --attach [PID], or -- COMMAND ARGS (getopt stops at "--"). */

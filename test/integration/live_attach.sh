@@ -5,15 +5,7 @@
 # leak_here(): the diff of two snapshots must show it on top, grown by whole blocks.
 # Bad processes and segments: one line, exit status 2, no crash.
 . "$(dirname "$0")/../lib.sh"
-HOOK=$TOP/libmprof.so
-if [ ! -f "$HOOK" ]; then
-	echo "ok - # SKIP libmprof.so is not built"
-	exit 0
-fi
-cc -g -O1 -fno-omit-frame-pointer -o "$TMP/leaker" "$TOP/test/progs/live_leaker.c" || {
-	not_ok "build live_leaker"
-	exit 0
-}
+hook_prog leaker "$TOP/test/progs/live_leaker.c"
 PIDS=""
 SOCK=mprof-live-$$
 SOCKDIR=${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)
