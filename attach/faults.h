@@ -63,9 +63,22 @@ unsigned faults_generation(const faults *f);
 const faults_stats *faults_get_stats(const faults *f);
 long faults_page_size(const faults *f);
 
-/* One line about the run: pages, repeats, lost samples, what was left
- * out; into buf. */
-void faults_summary(const faults *f, char *buf, size_t len);
+/* The screens: faults_poll runs on a thread of its own from here on, and
+ * the profile is read only through faults_sync.  0, or -1 (errno). */
+int faults_thread_start(faults *f);
+/* What faults_sync changed in the mirror. */
+enum { FAULTS_SYNC_COUNTS = 1, FAULTS_SYNC_STACKS = 2, FAULTS_SYNC_FRAMES = 4 };
+/* Brings mirror, a profile only the caller changes, up to the sampled one:
+ * the frames, modules, stacks and samples it lacks appended, every counter
+ * copied, and *st the figures of the same moment.  *gen gets the profile's
+ * generation: when it is not the one the mirror was made at, the caller
+ * starts a new mirror (the target ran a new program).  Returns
+ * FAULTS_SYNC_* flags, or -1 when out of memory. */
+int faults_sync(faults *f, prof *mirror, faults_stats *st, unsigned *gen);
+
+/* One line about the run (figures st, faults_get_stats or faults_sync's):
+ * pages, repeats, lost samples, what was left out; into buf. */
+void faults_summary(const faults *f, const faults_stats *st, char *buf, size_t len);
 
 /* mprof-tui --faults: -o out with "-- COMMAND" (argv) or PID for
  * seconds; the summary on msg.  Exit status: 0, 1, or 2 for bad usage or

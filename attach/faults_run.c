@@ -84,7 +84,7 @@ int faults_main(const char *pid_arg, char *const argv[], double seconds, const c
 		}
 	}
 	char sum[700];
-	faults_summary(f, sum, sizeof(sum));
+	faults_summary(f, faults_get_stats(f), sum, sizeof(sum));
 	if (!rc && prof_save(faults_prof(f), out, PROF_FMT_NATIVE, &err)) {
 		fprintf(msg, "mprof-tui: %s\n", err.msg);
 		rc = 1;

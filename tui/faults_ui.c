@@ -18,13 +18,12 @@
 #include "tui/app.h"
 #include "tui/tui.h"
 
-#define FAULTS_BUDGET 4000   /* samples unwound per tick: the keys stay quick */
-
 typedef struct faults_ui {
-	faults *f;
-	sym *sy;                 /* over the faults profile */
-	size_t nframes, nmods;   /* of the profile, when sy was opened */
-	unsigned gen;
+	faults *f;               /* sampling on its own thread */
+	prof *mp;                /* owned: the screens' copy of its profile (faults_sync) */
+	faults_stats st;         /* its figures at the last sync */
+	sym *sy;                 /* over mp */
+	unsigned gen;            /* of mp */
 	follow heap;             /* the hook's segment, when there is one */
 	int has_heap, heap_shown;
 	sym *heap_sy;
@@ -43,7 +42,7 @@ static faults_ui *FU(const app *a)
 static void title_update(app *a)
 {
 	faults_ui *u = FU(a);
-	prof *p = u->heap_shown ? u->heap.p : faults_prof(u->f);
+	prof *p = u->heap_shown ? u->heap.p : u->mp;
 	const char *cmd = prof_strat(p, p->meta.cmdline);
 	snprintf(u->state, sizeof(u->state), "pid %d %s %s", (int)faults_pid(u->f),
 		 u->gone_said ? "EXITED" : "running", u->heap_shown ? "HEAP" : "PAGES");
@@ -51,23 +50,42 @@ static void title_update(app *a)
 	a->v.path = u->title;
 }
 
-/* Symbols over the faults profile from the live maps, reopened when the
- * profile gained frames or modules. */
-static int faults_sym(app *a, int force)
+/* Symbols over the pages' profile, from the live maps while the process
+ * runs, from the profile's module table once it is gone. */
+static void faults_sym(app *a)
 {
 	faults_ui *u = FU(a);
-	prof *p = faults_prof(u->f);
-	if (!force && u->sy && p->frames.len == u->nframes && p->modules.len == u->nmods)
-		return 0;
 	sym_close(u->sy);
 	sym_opts so = u->so;
 	so.pid = faults_gone(u->f) ? 0 : faults_pid(u->f);
-	u->sy = sym_open(p, &so);
-	u->nframes = p->frames.len;
-	u->nmods = p->modules.len;
+	u->sy = sym_open(u->mp, &so);
 	if (!u->heap_shown)
 		a->sy = u->sy;
-	return 1;
+}
+
+/* The sampled profile into mp (a new one when the process ran a new
+ * program); FAULTS_SYNC_* flags, -1 when out of memory. */
+static int faults_pull(app *a)
+{
+	faults_ui *u = FU(a);
+	unsigned gen;
+	int ch = faults_sync(u->f, u->mp, &u->st, &gen);
+	if (ch >= 0 && gen != u->gen) {
+		prof *n = prof_new();
+		if (!n)
+			return -1;
+		u->gen = gen;
+		if ((ch = faults_sync(u->f, n, &u->st, &gen)) < 0) {
+			prof_free(n);
+			return -1;
+		}
+		if (!u->heap_shown)   /* the old one goes only after the view let go of it */
+			view_reload(&a->v, n, 1);
+		prof_free(u->mp);
+		u->mp = n;
+		ch |= FAULTS_SYNC_FRAMES;
+	}
+	return ch;
 }
 
 static void heap_sym(app *a)
@@ -84,14 +102,11 @@ static void heap_sym(app *a)
 static int faults_tick(app *a)
 {
 	faults_ui *u = FU(a);
-	int gone = faults_gone(u->f);
-	long n = faults_poll(u->f, FAULTS_BUDGET);
-	if (n < 0) {
-		snprintf(a->v.status, sizeof(a->v.status), "out of memory reading the samples");
-		return 1;
-	}
+	/* Read before the sync: nothing left in the rings then means the
+	 * sync holds the process's last fault. */
+	int last = faults_gone(u->f) && !faults_backlog(u->f) && !u->gone_said;
 	int64_t now = app_mono_ms();
-	if (now < u->next_sync && !(gone && !u->gone_said && !faults_backlog(u->f)))
+	if (now < u->next_sync && !last)
 		return 0;
 	u->next_sync = now + u->interval_ms;
 	int redraw = 0;
@@ -107,19 +122,23 @@ static int faults_tick(app *a)
 			}
 		}
 	}
-	int renewed = faults_generation(u->f) != u->gen;
-	u->gen = faults_generation(u->f);
-	int fr = faults_sym(a, renewed);
-	if (!u->heap_shown) {
-		view_reload(&a->v, faults_prof(u->f), fr);
+	int ch = faults_pull(a);
+	if (ch < 0) {
+		snprintf(a->v.status, sizeof(a->v.status), "out of memory reading the samples");
+		return 1;
+	}
+	if (ch & FAULTS_SYNC_FRAMES)
+		faults_sym(a);
+	if (!u->heap_shown && ch) {
+		view_reload(&a->v, u->mp, ch & FAULTS_SYNC_FRAMES);
 		redraw = 1;
 	}
-	faults_summary(u->f, u->note, sizeof(u->note));
-	if (gone && !u->gone_said && !faults_backlog(u->f)) {
+	faults_summary(u->f, &u->st, u->note, sizeof(u->note));
+	if (last) {
 		u->gone_said = 1;
-		faults_sym(a, 1);   /* from the profile's module table now */
+		faults_sym(a);   /* from the profile's module table now */
 		if (!u->heap_shown)
-			view_reload(&a->v, faults_prof(u->f), 1);
+			view_reload(&a->v, u->mp, 1);
 		snprintf(a->v.status, sizeof(a->v.status), "process %d ended: its last state kept; w write, q quit",
 			 (int)faults_pid(u->f));
 		redraw = 1;
@@ -147,7 +166,7 @@ static void faults_strip_draw(app *a)
 	if (!faults_strip_height(a))
 		return;
 	faults_ui *u = FU(a);
-	const faults_stats *s = faults_get_stats(u->f);
+	const faults_stats *s = &u->st;
 	uint64_t ps = (uint64_t)faults_page_size(u->f);
 	char mi[32], ma[32], rss[32], heap[32] = "", line[400];
 	view_fmt_value(mi, sizeof(mi), (int64_t)(s->minor_pages * ps), 0);
@@ -184,7 +203,7 @@ static void answer_write(app *a, const char *ans)
 {
 	faults_ui *u = FU(a);
 	const char *path = *ans ? ans : a->ask.dflt;
-	write_ui_save(a, u->heap_shown ? u->heap.p : faults_prof(u->f), path, a->ask.arg);
+	write_ui_save(a, u->heap_shown ? u->heap.p : u->mp, path, a->ask.arg);
 }
 
 static int ask_write(app *a, int v1)
@@ -213,7 +232,7 @@ static int faults_key(app *a, int key)
 		}
 		u->heap_shown = !u->heap_shown;
 		a->sy = u->heap_shown ? u->heap_sy : u->sy;
-		view_reload(&a->v, u->heap_shown ? u->heap.p : faults_prof(u->f), 1);
+		view_reload(&a->v, u->heap_shown ? u->heap.p : u->mp, 1);
 		snprintf(a->v.status, sizeof(a->v.status), "%s; v switches back",
 			 u->heap_shown ? "the heap (malloc accounting, from the hook)"
 				       : "the pages (first touches by stack, from page faults)");
@@ -232,6 +251,7 @@ static void faults_free(app *a)
 	if (u->has_heap)
 		follow_close(&u->heap);
 	faults_close(u->f);
+	prof_free(u->mp);
 	a->mode_data = NULL;
 }
 
@@ -273,14 +293,16 @@ int tui_faults(const tui_live_opts *o)
 	u.has_heap = follow_open(&u.heap, o->pid, launch_find_lib(lib, sizeof(lib), &lerr) ? NULL : lib, &lerr) == 0;
 	u.interval_ms = o->interval_ms > 0 ? o->interval_ms : 500;
 	u.so = o->so;
-	u.gen = faults_generation(u.f);
 	a.mode = &faults_mode;
-	a.mode_data = &u;
-	if (u.has_heap && follow_sync(&u.heap) >= 0)
+	a.mode_data = &u;   /* from here on app_free closes all */
+	int bad = !(u.mp = prof_new()) || faults_pull(&a) < 0 || faults_thread_start(u.f);
+	if (!bad && u.has_heap && follow_sync(&u.heap) >= 0)
 		heap_sym(&a);
-	faults_sym(&a, 1);
-	title_update(&a);
-	if (app_view_open(&a, faults_prof(u.f), o->gran, u.title)) {
+	if (!bad) {
+		faults_sym(&a);
+		title_update(&a);
+	}
+	if (bad || app_view_open(&a, u.mp, o->gran, u.title)) {
 		fprintf(stderr, "mprof-tui: pid %d: out of memory\n", o->pid);
 		app_free(&a);
 		return 1;
