@@ -6,7 +6,7 @@
  * tui/ is presentation only, over core/'s views: main.c (the command line,
  * one function per mode), app.c (the event loop and reactions), screens
  * (table.c, tree.c, peek.c callers/callees, source.c, help.c), modes
- * (file_ui.c, filediff.c, live_ui.c, rec_ui.c + rec_main.c), what they
+ * (file_ui.c, filediff.c, live_ui.c, rec_ui.c + rec_main.c, faults_ui.c), what they
  * share (chrome.c, newmarks.c, nodeinfo.c), and the questions a user is
  * asked (write_ui.c, export_ui.c, inject_ui.c).  It owns no profile logic. */
 #ifndef MPROF_TUI_APP_H
