@@ -33,7 +33,11 @@
 
 #define FAULTS_STACK_USER 8192       /* bytes of stack copied per sample, perf's default */
 #define FAULTS_MAX_DEPTH 256
-#define FAULTS_RING_PAGES 4096       /* per CPU, halved until the kernel agrees */
+/* Ring bytes in all (a burst of faults must fit while the unwinder is
+ * descheduled: 64 MiB is ~7,800 samples), at most 64 MiB and at least
+ * 1 MiB a CPU, halved until the kernel agrees (mlock limits). */
+#define FAULTS_RINGS_TOTAL ((size_t)128 << 20)
+#define FAULTS_QUEUE_MAX ((size_t)512 << 20)   /* bytes of samples waiting to be unwound */
 
 /* The x86-64 user registers the unwinder needs, in perf's numbering. */
 #define FAULTS_REGS_MASK                                                                                        \
@@ -48,7 +52,6 @@ typedef struct fring {
 	struct perf_event_mmap_page *mp;
 	uint8_t *data;
 	uint64_t size;           /* data bytes, a power of two */
-	uint64_t meta_pos;       /* records before it had their non-sample part applied */
 } fring;
 
 struct faults {
@@ -70,6 +73,10 @@ struct faults {
 	u64map stack_of;         /* stack hash (probed) -> sample */
 	u64map pages;            /* (generation, page) -> touched */
 	long page_size;
+	uint8_t *q;              /* records copied out of the rings, in order */
+	size_t q_cap, q_len;
+	size_t q_head;           /* the next record to handle */
+	size_t q_meta;           /* records before it had their non-sample part applied */
 	uint8_t *scratch;        /* a record that wraps the ring's end */
 	size_t scratch_cap;
 	faults_stats st;
@@ -248,11 +255,8 @@ static int on_sample(faults *f, const uint8_t *rec, size_t len)
 		if (dyn > size)
 			dyn = size;
 	}
-	f->st.samples++;
-	if (pid != f->pid) {
-		f->st.others++;
+	if (pid != f->pid)
 		return 1;
-	}
 	uint32_t kind = u64map_get(&f->ids, id);
 	kind = kind == 1;
 	uint64_t page = addr / (uint64_t)f->page_size;
@@ -365,53 +369,112 @@ static const uint8_t *ring_rec(faults *f, fring *r, uint64_t pos, size_t *len)
 	return f->scratch;
 }
 
-long faults_poll(faults *f, long max)
+/* A fault on a page counted already (or of another process): its record
+ * is dropped as it is read, never queued or unwound. */
+static int sample_known(faults *f, const uint8_t *rec, size_t len)
 {
-	long done = 0;
-	/* First every ring's mappings and exec records up to their heads now:
-	 * a sample in a library another CPU mapped finds its module. */
+	uint64_t pidtid, addr;
+	if (len < sizeof(struct perf_event_header) + 32)
+		return 0;
+	memcpy(&pidtid, rec + sizeof(struct perf_event_header) + 16, 8);
+	memcpy(&addr, rec + sizeof(struct perf_event_header) + 24, 8);
+	if ((int)(uint32_t)pidtid != f->pid) {
+		f->st.others++;
+		return 1;
+	}
+	uint64_t key = ((uint64_t)(f->gen & 0xffff) << 48) ^ (addr / (uint64_t)f->page_size);
+	if (u64map_get(&f->pages, key) == U64MAP_NONE)
+		return 0;
+	f->st.repeats++;
+	return 1;
+}
+
+/* Copies what the kernel wrote out of the rings into the queue, so a burst
+ * of faults outruns the unwinder only by the queue's size, not the rings'.
+ * -1 when out of memory. */
+static int drain(faults *f)
+{
 	for (int c = 0; c < f->ncpu; c++) {
 		fring *r = &f->rings[c];
 		if (!r->mp)
 			continue;
 		uint64_t head = __atomic_load_n(&r->mp->data_head, __ATOMIC_ACQUIRE);
-		while (r->meta_pos < head) {
-			size_t len;
-			const uint8_t *rec = ring_rec(f, r, r->meta_pos, &len);
-			if (!rec)
-				return len < sizeof(struct perf_event_header) ? -1 : -1;
-			if (((const struct perf_event_header *)rec)->type != PERF_RECORD_SAMPLE)
-				on_meta(f, rec, len);
-			r->meta_pos += len;
-		}
-	}
-	for (int c = 0; c < f->ncpu; c++) {
-		fring *r = &f->rings[c];
-		if (!r->mp)
-			continue;
 		uint64_t tail = r->mp->data_tail;
-		while (tail < r->meta_pos && (!max || done < max)) {
+		while (tail < head) {
 			size_t len;
 			const uint8_t *rec = ring_rec(f, r, tail, &len);
 			if (!rec)
 				return -1;
-			if (((const struct perf_event_header *)rec)->type == PERF_RECORD_SAMPLE) {
-				int rc = on_sample(f, rec, len);
-				if (rc < 0)
+			int sample = ((const struct perf_event_header *)rec)->type == PERF_RECORD_SAMPLE;
+			f->st.samples += sample;
+			if (!sample || !sample_known(f, rec, len)) {
+				if (f->q_len - f->q_head + len > FAULTS_QUEUE_MAX) {
+					f->st.samples -= sample;   /* left in the ring: read again later */
+					break;
+				}
+				if (f->q_head && f->q_len + len > f->q_cap) {   /* the handled part goes first */
+					memmove(f->q, f->q + f->q_head, f->q_len - f->q_head);
+					f->q_len -= f->q_head;
+					f->q_meta -= f->q_head;
+					f->q_head = 0;
+				}
+				if (vec_grow((void **)&f->q, &f->q_cap, f->q_len + len, 1))
 					return -1;
-				done += rc;
+				memcpy(f->q + f->q_len, rec, len);
+				f->q_len += len;
 			}
 			tail += len;
 		}
 		/* The kernel may reuse what we read only after this store. */
 		__atomic_store_n(&r->mp->data_tail, tail, __ATOMIC_RELEASE);
 	}
+	return 0;
+}
+
+/* Handles at most max queued samples; returns how many, -1 on ENOMEM. */
+static long process(faults *f, long max)
+{
+	/* First every queued mapping and exec, whichever ring it came from: a
+	 * sample in a library another CPU mapped finds its module. */
+	while (f->q_meta < f->q_len) {
+		const struct perf_event_header *h = (const void *)(f->q + f->q_meta);
+		if (h->type != PERF_RECORD_SAMPLE)
+			on_meta(f, f->q + f->q_meta, h->size);
+		f->q_meta += h->size;
+	}
+	long done = 0;
+	while (f->q_head < f->q_meta && done < max) {
+		const struct perf_event_header *h = (const void *)(f->q + f->q_head);
+		if (h->type == PERF_RECORD_SAMPLE) {
+			if (on_sample(f, f->q + f->q_head, h->size) < 0)
+				return -1;
+			done++;
+		}
+		f->q_head += h->size;
+	}
+	if (f->q_head == f->q_len)
+		f->q_head = f->q_len = f->q_meta = 0;
 	return done;
+}
+
+long faults_poll(faults *f, long max)
+{
+	long done = 0;
+	for (;;) {
+		if (drain(f))
+			return -1;
+		long n = process(f, max && max - done < 16 ? max - done : 16);   /* drained often: rings fill in milliseconds */
+		if (n < 0)
+			return -1;
+		done += n;
+		if (f->q_len == f->q_head || (max && done >= max))
+			return done;
+	}
 }
 
 uint64_t faults_backlog(const faults *f)
 {
-	uint64_t n = 0;
+	uint64_t n = f->q_len - f->q_head;
 	for (int c = 0; c < f->ncpu; c++)
 		if (f->rings[c].mp)
 			n += __atomic_load_n(&f->rings[c].mp->data_head, __ATOMIC_ACQUIRE) - f->rings[c].mp->data_tail;
@@ -451,7 +514,10 @@ static int fd_keep(faults *f, int fd)
 
 static int ring_map(faults *f, fring *r, int fd)
 {
-	for (size_t pages = FAULTS_RING_PAGES; pages >= 8; pages /= 2) {
+	size_t pages = 256;
+	while (pages < 16384 && 2 * pages * (size_t)f->page_size * (size_t)f->ncpu <= FAULTS_RINGS_TOTAL)
+		pages *= 2;
+	for (; pages >= 8; pages /= 2) {
 		size_t len = (pages + 1) * (size_t)f->page_size;
 		void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		if (m == MAP_FAILED)
@@ -717,6 +783,7 @@ void faults_close(faults *f)
 	free(f->fds);
 	free(f->rings);
 	free(f->scratch);
+	free(f->q);
 	u64map_free(&f->ids);
 	u64map_free(&f->tids);
 	u64map_free(&f->stack_of);
