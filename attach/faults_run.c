@@ -40,20 +40,19 @@ int faults_main(const char *pid_arg, char *const argv[], double seconds, const c
 	}
 	prof_error err;
 	faults *f;
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	/* A command's Ctrl-C ends the command (its group gets it) and we
-	 * write what it did; a process attached to just stops being sampled. */
-	if (argv)
-		sa.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &sa, NULL);
-	sa.sa_handler = on_stop;
-	sigaction(SIGTERM, &sa, NULL);
 	if (argv ? faults_launch(&f, argv, &err) : faults_attach(&f, pid, &err)) {
 		fprintf(msg, "mprof-tui: %s\n", err.msg);
 		return 2;
 	}
+	/* A command's Ctrl-C ends the command (its group gets it) and we write
+	 * what it did; a process attached to just stops being sampled.  Set
+	 * after the start: an ignored signal would be ignored by the command. */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = argv ? SIG_IGN : on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = on_stop;
+	sigaction(SIGTERM, &sa, NULL);
 	if (!argv) {
 		fprintf(msg, "mprof-tui: sampling the page faults of pid %d %s(Ctrl-C stops)\n", pid,
 			seconds > 0 ? "for the duration asked " : "until it exits ");

@@ -108,3 +108,16 @@ run_status "$MPROF" --faults -- true
 expect_eq "no -o FILE: one line, exit 2" "$STATUS $ERR" "2 mprof-tui: --faults needs -o FILE (or --attach PID for the screens)"
 run_status "$MPROF" --faults 1 --duration abc -o "$TMP/x.pro"
 expect_eq "a bad --duration: one line, exit 2" "$STATUS $ERR" "2 mprof-tui: --duration takes seconds (more than 0), not 'abc'"
+
+# --- Ctrl-C (SIGINT to the terminal's group) ends the command, its profile is written ---
+# (an & job of sh starts with SIGINT ignored: env gives it back, as a terminal has it)
+setsid env --default-signal=INT "$MPROF" --faults -o "$TMP/int.pro" -- sleep 30 > /dev/null 2> "$TMP/int.err" &
+S=$!
+n=0
+while ! pgrep -P $S sleep > /dev/null && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+kill -INT -$S
+wait $S
+expect_eq "Ctrl-C: mprof-tui ends with status 0" "$?" 0
+expect_match "Ctrl-C: the command was ended by it, the profile written" "$(cat "$TMP/int.err")" \
+	"^mprof-tui: sleep ended by signal 2; pid [0-9]+: .*; written to $TMP/int.pro$"
+expect_eq "Ctrl-C: the profile reads back" "$("$MPROF" --top=flat -n 1 "$TMP/int.pro" > /dev/null; echo $?)" 0
