@@ -6,7 +6,7 @@
  * tui/ is presentation only, over core/'s views: main.c (the command line,
  * one function per mode), app.c (the event loop and reactions), screens
  * (table.c, tree.c, peek.c callers/callees, source.c, help.c), modes
- * (file_ui.c, filediff.c, live_ui.c, rec_ui.c + rec_main.c), what they
+ * (file_ui.c, filediff.c, live_ui.c, rec_ui.c + rec_main.c, faults_ui.c), what they
  * share (chrome.c, newmarks.c, nodeinfo.c), and the questions a user is
  * asked (write_ui.c, export_ui.c, inject_ui.c).  It owns no profile logic. */
 #ifndef MPROF_TUI_APP_H
@@ -96,7 +96,7 @@ typedef struct mode_ops {
 	void (*free)(app *a);
 } mode_ops;
 
-extern const mode_ops file_mode, filediff_mode, live_mode, rec_mode;
+extern const mode_ops file_mode, filediff_mode, live_mode, rec_mode, faults_mode;
 
 typedef struct keybar_item {
 	const char *key, *label;
@@ -255,6 +255,8 @@ const char *nodeinfo_row_loc(app *a, size_t row, uint32_t *frame, uint32_t *leve
 int nodeinfo_inline_edge(app *a, uint32_t inner, uint32_t outer);
 void nodeinfo_free(app *a);
 
+/* app.c: milliseconds on the monotonic clock (the modes' refresh timers). */
+int64_t app_mono_ms(void);
 /* app.c: runs the UI over a (view and mode set up) on the terminal until
  * the user quits; restores the terminal. Returns the exit status. */
 int app_run(app *a);

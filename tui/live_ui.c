@@ -78,13 +78,6 @@ static live_ui *LV(const app *a)
 	return a->mode_data;
 }
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* ---- symbols and the granularity builder --------------------------------- */
 
 /* Symbols from the live process's maps while it runs, from the segment's
@@ -241,7 +234,7 @@ static void allocs_note(live_ui *lv)
 static int live_tick(app *a)
 {
 	live_ui *lv = LV(a);
-	int64_t now = mono_ms();
+	int64_t now = app_mono_ms();
 	int redraw = 0;
 	if (!lv->f.exited && now >= lv->next_drain) {
 		follow_drain(&lv->f);   /* keeps up with the ring; the screen moves at the refresh */
@@ -280,7 +273,7 @@ static int live_wait_ms(const app *a)
 	const live_ui *lv = LV(a);
 	if (lv->final_done)
 		return 250;
-	int64_t now = mono_ms(), next = lv->next_sync;
+	int64_t now = app_mono_ms(), next = lv->next_sync;
 	if (!lv->f.exited && lv->next_drain < next)
 		next = lv->next_drain;
 	int64_t w = next - now;
@@ -908,7 +901,7 @@ int tui_live(const tui_live_opts *o)
 	else
 		snprintf(a.v.status, sizeof(a.v.status), "attached to pid %d%s; m snapshot, d diff, p pause, w write",
 			 (int)pid, lv.late ? " (injected: history before the attach is unknown)" : "");
-	lv.next_sync = mono_ms() + lv.interval_ms;
+	lv.next_sync = app_mono_ms() + lv.interval_ms;
 	int rc = app_run(&a);
 	lv.ran = 1;
 	if (!o->argv && rc == 0)

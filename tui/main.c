@@ -25,6 +25,7 @@
 #include "tui/tui.h"
 #include "tui/rec.h"
 #include "attach/record_attach.h"
+#include "attach/faults.h"
 
 #define EXIT_BAD 2
 
@@ -43,6 +44,9 @@ static const char usage_text[] =
 	"       mprof-tui --info --attach PID\n"
 	"       mprof-tui --inject PID | --detach PID\n"
 	"       mprof-tui [--interval MS] -- COMMAND [ARGS...]\n"
+	"       mprof-tui --faults -o FILE -- COMMAND [ARGS...]\n"
+	"       mprof-tui --faults PID [--duration SECONDS] -o FILE\n"
+	"       mprof-tui --faults --attach PID\n"
 	"\n"
 	"Reads a heap profile and reports where memory is. Formats, detected from\n"
 	"the content: skynet-mprof .pro (v1), mprof native, pprof protobuf, legacy\n"
@@ -134,6 +138,19 @@ static const char usage_text[] =
 	"  --leaks T1 T2        allocations made between T1 and T2 alive at the end\n"
 	"  --temporary          allocations freed before the next allocation\n"
 	"  --record DIR --attach PID  record a hooked process until it exits\n"
+	"\n"
+	"Physical memory by stack (page faults; no hook needed):\n"
+	"  --faults -o FILE -- COMMAND ARGS  run COMMAND, sample every page fault\n"
+	"                       it takes (perf_event_open) until it exits; each page\n"
+	"                       counts once, at the stack that first touched it;\n"
+	"                       FILE is an ordinary profile: bytes = pages x page\n"
+	"                       size, objects = pages, under the roots [minor page\n"
+	"                       faults] and [major page faults]\n"
+	"  --faults PID -o FILE the same on a running process and the threads it\n"
+	"                       starts, until it exits or Ctrl-C\n"
+	"  --duration SECONDS   with --faults PID: stop after SECONDS\n"
+	"  --faults --attach PID  the pages view, live; v switches to the heap and\n"
+	"                       back when PID runs under the hook, w writes\n"
 	"  -h, --help           this text\n"
 	"\n"
 	"Exit status: 0 on success, 2 on bad input or usage, 1 on other errors.\n";
@@ -185,6 +202,8 @@ typedef struct cli {
 	const char *snap_pid, *snap_out;
 	const char *serve_addr;          /* --serve ADDR */
 	const char *inject_pid, *detach_pid;
+	int faults;                      /* --faults */
+	double duration;                 /* --duration SECONDS, 0: until it exits */
 	int batch;                       /* a report, not the UI */
 } cli;
 
@@ -207,7 +226,7 @@ static int cli_parse(cli *c, int argc, char **argv)
 	enum { O_TOP = 256, O_ALLOC, O_INUSE, O_OBJECTS, O_FORMAT, O_GRAN, O_INFO,
 	       O_NOSYM, O_ROOT, O_SPATH, O_SDIR, O_SNAPSHOT, O_EXPORT, O_DIFF, O_FLAME, O_GRAPH,
 	       O_ATTACH, O_INTERVAL, O_BASE, O_INJECT, O_DETACH,
-	       O_RECORD, O_AT, O_DIFF_AT, O_LEAKS, O_TEMP, O_SERVE };
+	       O_RECORD, O_AT, O_DIFF_AT, O_LEAKS, O_TEMP, O_SERVE, O_FAULTS, O_DURATION };
 	static const struct option opts[] = {
 		{ "top", required_argument, NULL, O_TOP },
 		{ "alloc", no_argument, NULL, O_ALLOC },
@@ -237,6 +256,8 @@ static int cli_parse(cli *c, int argc, char **argv)
 		{ "diff-at", required_argument, NULL, O_DIFF_AT },
 		{ "leaks", required_argument, NULL, O_LEAKS },
 		{ "temporary", no_argument, NULL, O_TEMP },
+		{ "faults", no_argument, NULL, O_FAULTS },
+		{ "duration", required_argument, NULL, O_DURATION },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -313,6 +334,17 @@ static int cli_parse(cli *c, int argc, char **argv)
 			*(o == O_DIFF_AT ? &c->rq.diff_to : &c->rq.leak_to) = argv[optind++];
 			break;
 		case O_TEMP: c->rq.temporary = 1; break;
+		case O_FAULTS: c->faults = 1; break;
+		case O_DURATION: {
+			char *end;
+			errno = 0;
+			c->duration = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(c->duration > 0) || c->duration > 1e7) {
+				fprintf(stderr, "mprof-tui: --duration takes seconds (more than 0), not '%s'\n", optarg);
+				return EXIT_BAD;
+			}
+			break;
+		}
 		case O_INTERVAL: {
 			char *end;
 			errno = 0;
@@ -373,6 +405,38 @@ static int main_attach(const cli *c, const char *pid_arg, int extra)
 	tui_live_opts lo = { .pid = (int)pid, .interval_ms = (int)c->interval, .so = c->so, .gran = g,
 			     .alloc = c->ro.alloc, .objects = c->ro.objects };
 	return tui_live(&lo);
+}
+
+/* --faults: -o FILE -- COMMAND, PID -o FILE [--duration S], or the
+ * screens with --attach PID. */
+static int main_faults(const cli *c, int argc, char **argv, int dashdash)
+{
+	if (c->attach) {
+		if (dashdash || optind != argc - 1) {
+			fprintf(stderr, "mprof-tui: --faults --attach takes one process id\n");
+			return EXIT_BAD;
+		}
+		long pid = proc_pid_arg(argv[optind]);
+		int g = cli_gran(c);
+		if (pid < 0) {
+			fprintf(stderr, "mprof-tui: --attach takes one process id, not '%s'\n", argv[optind]);
+			return EXIT_BAD;
+		}
+		if (g < 0)
+			return EXIT_BAD;
+		tui_live_opts lo = { .pid = (int)pid, .interval_ms = (int)c->interval, .so = c->so, .gran = g,
+				     .alloc = c->ro.alloc, .objects = c->ro.objects };
+		return tui_faults(&lo);
+	}
+	if (dashdash)
+		return faults_main(NULL, argv + optind, 0, c->snap_out, stderr);
+	if (optind != argc - 1) {
+		fprintf(stderr, optind == argc ? "mprof-tui: --faults needs a process id or -- COMMAND\n"
+					       : "mprof-tui: --faults takes one process id\n");
+		usage_hint();
+		return EXIT_BAD;
+	}
+	return faults_main(argv[optind], NULL, c->duration, c->snap_out, stderr);
 }
 
 /* -- COMMAND ARGS: start it with the hook preloaded and follow it. */
@@ -643,6 +707,8 @@ int main(int argc, char **argv)
 		int have = launch_find_lib(lib, sizeof(lib), &err) == 0;
 		return listing_run(stdout, stderr, "/dev/shm", have ? lib : NULL) < 0 ? EXIT_BAD : 0;
 	}
+	if (c.faults)
+		return main_faults(&c, argc, argv, dashdash);
 	if (c.attach && c.info && optind == argc - 1)
 		return allocs_info_main(argv[optind]);
 	if (c.attach)

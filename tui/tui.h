@@ -44,4 +44,9 @@ typedef struct tui_live_opts {
  * user's, no segment, a bad one) print one line and return 2. */
 int tui_live(const tui_live_opts *o);
 
+/* --faults --attach PID: its page faults by stack, live (faults_ui.c);
+ * pid, interval, gran, objects and so of o are used. Errors print one
+ * line and return 2. */
+int tui_faults(const tui_live_opts *o);
+
 #endif

@@ -1,0 +1,44 @@
+#!/bin/sh
+# faults_tui: mprof-tui --faults --attach PID in a real terminal: the pages
+# view of a process under the hook fills as its threads touch 24 MiB, v
+# switches to its heap (the 80 MiB malloc) and back, q leaves.
+. "$(dirname "$0")/../lib.sh"
+
+cc -O2 -g -pthread -o "$TMP/ft" "$TOP/test/progs/faults_touch.c" || { not_ok "build faults_touch"; exit 0; }
+run_status "$MPROF" --faults -o "$TMP/probe.pro" -- true
+case "$ERR" in
+*"page-fault events refused"*|*"no software page-fault events"*)
+	echo "ok - # SKIP the kernel forbids perf events here: $ERR"
+	exit 0 ;;
+esac
+run_status "$MPROF" --faults --attach $$ < /dev/null
+expect_eq "without a terminal: one line, exit 2" "$STATUS $ERR" \
+	"2 mprof-tui: the pages view needs a terminal (for a file: --faults $$ -o FILE)"
+
+. "$TOP/test/tmux.sh"
+LIB=$(dirname "$MPROF")/libmprof.so
+[ -f "$LIB" ] || LIB=$TOP/libmprof.so
+mkfifo "$TMP/go"
+( exec 3<> "$TMP/go"; LD_PRELOAD=$LIB timeout 60 "$TMP/ft" wait <&3 > "$TMP/w.out" 2>&1 ) &
+n=0
+while [ ! -s "$TMP/w.out" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+PID=$(head -1 "$TMP/w.out")
+
+tmux_start 150 30 "$TMP"
+keys "'$MPROF' --faults --attach $PID --interval 200; echo EXIT=\$?" Enter
+check "pages: the view opens on the process" "pid $PID running PAGES"
+check "pages: the strip shows the touched bytes" " touched: minor "
+expect_match "pages: the key bar has v and w" "$(screen | sed -n 30p)" "vHeap/Pages wWrite"
+echo go > "$TMP/go"
+check "pages: touch_sixteen shows once the threads ran" "touch_sixteen"
+check "pages: the process's end is seen, its last state kept" "pid $PID EXITED PAGES"
+row=$(screen | grep -E " touch_sixteen" | head -1)
+expect_match "pages: touch_sixteen's cum is 16 MiB" "$row" " 16\.0 MiB "
+keys v
+check "v: the heap of the same process" "pid $PID EXITED HEAP"
+keys s
+check "v: the 80 MiB malloc in main (alloc: it was freed at the end)" "80.0 MiB"
+keys v
+check "v again: the pages" "PAGES"
+keys q
+check "q leaves with status 0" "EXIT=0"

@@ -1,0 +1,318 @@
+/* faults_ui.c - --faults --attach PID: the page faults of a running
+ * process by call stack, live, on the screens of a file ("pages"), with a
+ * strip of its figures (pages first touched, minor and major, repeats,
+ * lost samples, RSS); when the process runs under the hook too, v
+ * switches to its heap (the segment's profile) and back, both kept up
+ * to date whichever is shown. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "attach/faults.h"
+#include "attach/follow.h"
+#include "attach/launch.h"
+#include "symbols/sym.h"
+#include "tui/app.h"
+#include "tui/tui.h"
+
+typedef struct faults_ui {
+	faults *f;               /* sampling on its own thread */
+	prof *mp;                /* owned: the screens' copy of its profile (faults_sync) */
+	faults_stats st;         /* its figures at the last sync */
+	sym *sy;                 /* over mp */
+	unsigned gen;            /* of mp */
+	follow heap;             /* the hook's segment, when there is one */
+	int has_heap, heap_shown;
+	sym *heap_sy;
+	sym_opts so;
+	int interval_ms;
+	int64_t next_sync;
+	int gone_said;
+	char state[200], title[600], note[700];
+} faults_ui;
+
+static faults_ui *FU(const app *a)
+{
+	return a->mode_data;
+}
+
+static void title_update(app *a)
+{
+	faults_ui *u = FU(a);
+	prof *p = u->heap_shown ? u->heap.p : u->mp;
+	const char *cmd = prof_strat(p, p->meta.cmdline);
+	snprintf(u->state, sizeof(u->state), "pid %d %s %s", (int)faults_pid(u->f),
+		 u->gone_said ? "EXITED" : "running", u->heap_shown ? "HEAP" : "PAGES");
+	snprintf(u->title, sizeof(u->title), "%s", cmd ? cmd : "?");
+	a->v.path = u->title;
+}
+
+/* Symbols over the pages' profile, from the live maps while the process
+ * runs, from the profile's module table once it is gone. */
+static void faults_sym(app *a)
+{
+	faults_ui *u = FU(a);
+	sym_close(u->sy);
+	sym_opts so = u->so;
+	so.pid = faults_gone(u->f) ? 0 : faults_pid(u->f);
+	u->sy = sym_open(u->mp, &so);
+	if (!u->heap_shown)
+		a->sy = u->sy;
+}
+
+/* The sampled profile into mp (a new one when the process ran a new
+ * program); FAULTS_SYNC_* flags, -1 when out of memory. */
+static int faults_pull(app *a)
+{
+	faults_ui *u = FU(a);
+	unsigned gen;
+	int ch = faults_sync(u->f, u->mp, &u->st, &gen);
+	if (ch >= 0 && gen != u->gen) {
+		prof *n = prof_new();
+		if (!n)
+			return -1;
+		u->gen = gen;
+		if ((ch = faults_sync(u->f, n, &u->st, &gen)) < 0) {
+			prof_free(n);
+			return -1;
+		}
+		if (!u->heap_shown)   /* the old one goes only after the view let go of it */
+			view_reload(&a->v, n, 1);
+		prof_free(u->mp);
+		u->mp = n;
+		ch |= FAULTS_SYNC_FRAMES;
+	}
+	return ch;
+}
+
+static void heap_sym(app *a)
+{
+	faults_ui *u = FU(a);
+	sym_close(u->heap_sy);
+	sym_opts so = u->so;
+	so.pid = u->heap.exited ? 0 : u->heap.pid;
+	u->heap_sy = sym_open(u->heap.p, &so);
+	if (u->heap_shown)
+		a->sy = u->heap_sy;
+}
+
+static int faults_tick(app *a)
+{
+	faults_ui *u = FU(a);
+	/* Read before the sync: nothing left in the rings then means the
+	 * sync holds the process's last fault. */
+	int last = faults_gone(u->f) && !faults_backlog(u->f) && !u->gone_said;
+	int64_t now = app_mono_ms();
+	if (now < u->next_sync && !last)
+		return 0;
+	u->next_sync = now + u->interval_ms;
+	int redraw = 0;
+	if (u->has_heap && !u->heap.exited) {
+		follow_drain(&u->heap);
+		int ch = follow_sync(&u->heap);
+		if (ch > 0) {
+			if (ch & FOLLOW_FRAMES)
+				heap_sym(a);
+			if (u->heap_shown) {
+				view_reload(&a->v, u->heap.p, ch & FOLLOW_FRAMES);
+				redraw = 1;
+			}
+		}
+	}
+	int ch = faults_pull(a);
+	if (ch < 0) {
+		snprintf(a->v.status, sizeof(a->v.status), "out of memory reading the samples");
+		return 1;
+	}
+	if (ch & FAULTS_SYNC_FRAMES)
+		faults_sym(a);
+	if (!u->heap_shown && ch) {
+		view_reload(&a->v, u->mp, ch & FAULTS_SYNC_FRAMES);
+		redraw = 1;
+	}
+	faults_summary(u->f, &u->st, u->note, sizeof(u->note));
+	if (last) {
+		u->gone_said = 1;
+		faults_sym(a);   /* from the profile's module table now */
+		if (!u->heap_shown)
+			view_reload(&a->v, u->mp, 1);
+		snprintf(a->v.status, sizeof(a->v.status), "process %d ended: its last state kept; w write, q quit",
+			 (int)faults_pid(u->f));
+		redraw = 1;
+	}
+	title_update(a);
+	return redraw;
+}
+
+static int faults_wait_ms(const app *a)
+{
+	const faults_ui *u = FU(a);
+	if (faults_backlog(u->f))
+		return 1;
+	int64_t w = u->next_sync - app_mono_ms();
+	return w < 5 ? 5 : w > 50 ? 50 : (int)w;
+}
+
+static int faults_strip_height(const app *a)
+{
+	return a->h >= 12 && a->wd >= 40 ? 1 : 0;
+}
+
+static void faults_strip_draw(app *a)
+{
+	if (!faults_strip_height(a))
+		return;
+	faults_ui *u = FU(a);
+	const faults_stats *s = &u->st;
+	uint64_t ps = (uint64_t)faults_page_size(u->f);
+	char mi[32], ma[32], rss[32], heap[32] = "", line[400];
+	view_fmt_value(mi, sizeof(mi), (int64_t)(s->minor_pages * ps), 0);
+	view_fmt_value(ma, sizeof(ma), (int64_t)(s->major_pages * ps), 0);
+	int64_t r = u->gone_said ? -1 : follow_rss((int)faults_pid(u->f));
+	if (r >= 0)
+		view_fmt_value(rss, sizeof(rss), r, 0);
+	else
+		snprintf(rss, sizeof(rss), "-");
+	if (u->has_heap)
+		view_fmt_value(heap, sizeof(heap), u->heap.inuse_bytes, 0);
+	snprintf(line, sizeof(line), " touched: minor %s  major %s  repeats %" PRIu64 "  lost %" PRIu64 "  rss %s%s%s",
+		 mi, ma, s->repeats, s->lost, rss, u->has_heap ? "  heap " : "", heap);
+	put_text(a, 2, 0, a->wd, line, s->lost ? A_BOLD | A_REVERSE : A_BOLD, 1);
+}
+
+static const char *faults_status_note(const app *a)
+{
+	return FU(a)->note;
+}
+
+static const char *faults_title_state(const app *a)
+{
+	return FU(a)->state;
+}
+
+static const char *faults_file_stem(const app *a)
+{
+	(void)a;
+	return "mprof-faults";
+}
+
+static void answer_write(app *a, const char *ans)
+{
+	faults_ui *u = FU(a);
+	const char *path = *ans ? ans : a->ask.dflt;
+	write_ui_save(a, u->heap_shown ? u->heap.p : u->mp, path, a->ask.arg);
+}
+
+static int ask_write(app *a, int v1)
+{
+	faults_ui *u = FU(a);
+	char base[64], dflt[512], lead[sizeof(a->ask.lead)];
+	snprintf(base, sizeof(base), "mprof-%d-%s", (int)faults_pid(u->f), u->heap_shown ? "heap" : "faults");
+	write_ui_free_name(dflt, sizeof(dflt), base);
+	snprintf(lead, sizeof(lead), "write the %s (%s) to [%s]: ", u->heap_shown ? "heap" : "pages",
+		 v1 ? "skynet v1" : "native", dflt);
+	return app_prompt(a, answer_write, v1, dflt, lead);
+}
+
+static int faults_key(app *a, int key)
+{
+	faults_ui *u = FU(a);
+	switch (key) {
+	case 'w': return ask_write(a, 0) | REACT_REDRAW;
+	case 'W': return ask_write(a, 1) | REACT_REDRAW;
+	case 'v':
+		if (!u->has_heap) {
+			snprintf(a->v.status, sizeof(a->v.status),
+				 "pid %d does not run under the hook: pages only (mprof-tui --inject %d loads it)",
+				 (int)faults_pid(u->f), (int)faults_pid(u->f));
+			return REACT_REDRAW;
+		}
+		u->heap_shown = !u->heap_shown;
+		a->sy = u->heap_shown ? u->heap_sy : u->sy;
+		view_reload(&a->v, u->heap_shown ? u->heap.p : u->mp, 1);
+		snprintf(a->v.status, sizeof(a->v.status), "%s; v switches back",
+			 u->heap_shown ? "the heap (malloc accounting, from the hook)"
+				       : "the pages (first touches by stack, from page faults)");
+		title_update(a);
+		return REACT_REDRAW;
+	}
+	return REACT_UNHANDLED;
+}
+
+static void faults_free(app *a)
+{
+	faults_ui *u = FU(a);
+	sym_close(u->sy);
+	sym_close(u->heap_sy);
+	a->sy = NULL;
+	if (u->has_heap)
+		follow_close(&u->heap);
+	faults_close(u->f);
+	prof_free(u->mp);
+	a->mode_data = NULL;
+}
+
+static const keybar_item faults_keys[] = {
+	{ "v", "Heap/Pages " }, { "w", "Write " }, { NULL, NULL },
+};
+
+const mode_ops faults_mode = {
+	.name = "faults",
+	.tick = faults_tick,
+	.wait_ms = faults_wait_ms,
+	.key = faults_key,
+	.strip_height = faults_strip_height,
+	.strip_draw = faults_strip_draw,
+	.status_note = faults_status_note,
+	.title_state = faults_title_state,
+	.keys = faults_keys,
+	.file_stem = faults_file_stem,
+	.free = faults_free,
+};
+
+int tui_faults(const tui_live_opts *o)
+{
+	static app a;   /* static: as in tui_run */
+	static faults_ui u;
+	memset(&a, 0, sizeof(a));
+	memset(&u, 0, sizeof(u));
+	prof_error err;
+	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
+		fprintf(stderr, "mprof-tui: the pages view needs a terminal (for a file: --faults %d -o FILE)\n", o->pid);
+		return 2;
+	}
+	if (faults_attach(&u.f, o->pid, &err)) {
+		fprintf(stderr, "mprof-tui: %s\n", err.msg);
+		return 2;
+	}
+	char lib[4096];
+	prof_error lerr;
+	u.has_heap = follow_open(&u.heap, o->pid, launch_find_lib(lib, sizeof(lib), &lerr) ? NULL : lib, &lerr) == 0;
+	u.interval_ms = o->interval_ms > 0 ? o->interval_ms : 500;
+	u.so = o->so;
+	a.mode = &faults_mode;
+	a.mode_data = &u;   /* from here on app_free closes all */
+	int bad = !(u.mp = prof_new()) || faults_pull(&a) < 0 || faults_thread_start(u.f);
+	if (!bad && u.has_heap && follow_sync(&u.heap) >= 0)
+		heap_sym(&a);
+	if (!bad) {
+		faults_sym(&a);
+		title_update(&a);
+	}
+	if (bad || app_view_open(&a, u.mp, o->gran, u.title)) {
+		fprintf(stderr, "mprof-tui: pid %d: out of memory\n", o->pid);
+		app_free(&a);
+		return 1;
+	}
+	if (o->objects)
+		view_toggle_objects(&a.v);
+	snprintf(a.v.status, sizeof(a.v.status), "sampling the page faults of pid %d: pages first touched, by stack%s",
+		 o->pid, u.has_heap ? "; v shows its heap" : "");
+	u.next_sync = app_mono_ms() + u.interval_ms;
+	int rc = app_run(&a);
+	app_free(&a);
+	return rc;
+}
