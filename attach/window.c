@@ -131,11 +131,13 @@ static uint64_t dropped_now(const seg_header *h)
 
 /* f's profile turned into the window's: each sample's counters become its
  * stack's window counters less the baseline (n0 stacks), scaled when the
- * hook samples; stacks that allocated nothing in the window go. */
-static void window_counts(follow *f, const mp_counts *wc, const mp_counts *base, uint64_t n0)
+ * hook samples; stacks that allocated nothing in the window go.  Returns
+ * the stacks left out because they freed more than they allocated (which
+ * the marks make impossible: a hook bug, said, never hidden). */
+static size_t window_counts(follow *f, const mp_counts *wc, const mp_counts *base, uint64_t n0)
 {
 	prof *p = f->p;
-	size_t k2 = 0;
+	size_t k2 = 0, odd = 0;
 	for (size_t k = 0; k < p->samples.len; k++) {
 		uint32_t id = f->seg_of[k];
 		mp_counts c = { __atomic_load_n(&wc[id].alloc_objs, __ATOMIC_RELAXED),
@@ -148,7 +150,11 @@ static void window_counts(follow *f, const mp_counts *wc, const mp_counts *base,
 			c.free_objs -= base[id].free_objs;
 			c.free_bytes -= base[id].free_bytes;
 		}
-		if (!c.alloc_objs || c.alloc_objs > INT64_MAX || c.free_objs > c.alloc_objs)
+		if (c.free_objs > c.alloc_objs || c.free_bytes > c.alloc_bytes) {
+			odd++;
+			continue;
+		}
+		if (!c.alloc_objs)
 			continue;
 		if (f->hc.sample_rate > 1) {
 			heap_scale(&c.alloc_objs, &c.alloc_bytes, f->hc.sample_rate);
@@ -160,6 +166,7 @@ static void window_counts(follow *f, const mp_counts *wc, const mp_counts *base,
 		p->samples.v[k2++] = s;
 	}
 	p->samples.len = k2;
+	return odd;
 }
 
 int window_run(const window_opts *o, window_result *r, prof_error *err)
@@ -222,7 +229,7 @@ int window_run(const window_opts *o, window_result *r, prof_error *err)
 		prof_errorf(err, "%s: out of memory", f.m.name);
 		rc = -1;
 	} else {
-		window_counts(&f, wc, base, n0);
+		r->odd = window_counts(&f, wc, base, n0);
 		f.p->meta.dropped = dropped_now(f.m.h) - drop0;
 		f.p->meta.unknown_frees = 0;   /* frees of older blocks are not the window's */
 		r->p = f.p;

@@ -28,6 +28,7 @@ typedef struct window_result {
 	int injected;            /* the hook was loaded (or switched on again) for it */
 	int detached;            /* ... and switched off again at the end */
 	int detach_slots;        /* call slots the detach restored */
+	size_t odd;              /* stacks left out: more freed than allocated in the window */
 	char note[512];          /* a detach that failed: why (the window was written) */
 } window_result;
 
