@@ -12,7 +12,7 @@
  *   win_grow     5 x (malloc 100, realloc to 300)    2000/10   1500/5
  *   win_calloc   3 x calloc(4, 256) kept             3072/3    3072/3
  *   win_realloc_old  2 pre_alloc blocks realloc'd to 4000 B  8000/2  8000/2
- *   shared_alloc 7 x 700 B, 2 freed (same stack as before the window)
+ *   shared_alloc 7 x 700 B, 2 freed (the same stack as the 50 before)
  *                                                    4900/7    3500/5
  *   win_thread   6 x 128 B kept, on a second thread   768/6     768/6
  *   and frees of blocks from before: 60 of pre_alloc's, 10 of
@@ -35,6 +35,7 @@ static const char *dir;
 static void *pre[100], *shared_pre[50];
 static void *keep[10], *half[8], *grow[5], *cal[3], *shared_win[7], *second[4], *thr[6];
 static int go_thread;
+static volatile int phases = 2;   /* not a constant: the loop in main is not unrolled */
 
 /* Every allocation through one function that is not inlined and does not
  * tail-call: the named function stays on the stack. */
@@ -56,6 +57,20 @@ NOINLINE void *shared_alloc(void)
 {
 	void *p = malloc(700);
 	return must(p);
+}
+
+/* shared_alloc's blocks before the window (50) and in it (7, 2 of them
+ * freed): called from one place, so both have the same stack. */
+NOINLINE static void shared_phase(int in_window)
+{
+	void **dst = in_window ? shared_win : shared_pre;
+	int n = in_window ? 7 : 50;
+	for (int i = 0; i < n; i++)
+		dst[i] = shared_alloc();
+	for (int i = 0; in_window && i < 2; i++) {
+		free(shared_win[i]);
+		shared_win[i] = NULL;
+	}
 }
 
 NOINLINE void win_keep(void)
@@ -153,25 +168,20 @@ int main(int argc, char **argv)
 	printf("%d\n", (int)getpid());
 	fflush(stdout);
 	pre_alloc();
-	for (int i = 0; i < 50; i++)
-		shared_pre[i] = shared_alloc();
 	pthread_t t;
 	if (pthread_create(&t, NULL, thread_main, NULL))
 		return 1;
-
-	wait_for("go");
+	for (int ph = 0; ph < phases; ph++) {
+		if (ph)
+			wait_for("go");
+		shared_phase(ph);
+	}
 	win_keep();
 	win_temp();
 	win_half();
 	win_grow();
 	win_calloc();
 	win_realloc_old();
-	for (int i = 0; i < 7; i++)
-		shared_win[i] = shared_alloc();
-	for (int i = 0; i < 2; i++) {
-		free(shared_win[i]);
-		shared_win[i] = NULL;
-	}
 	for (int i = 0; i < 60; i++) {
 		free(pre[i]);
 		pre[i] = NULL;
