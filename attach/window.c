@@ -76,6 +76,18 @@ static int window_hook(const window_opts *o, window_result *r, prof_error *err)
 	return 0;
 }
 
+/* Whether pid is a running mprof-tui (a window's owner; its pid may have
+ * gone to another program since). */
+static int owner_alive(int64_t pid)
+{
+	char path[64], comm[64];
+	if (pid <= 0 || pid > INT32_MAX || proc_gone((int)pid))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%lld/comm", (long long)pid);
+	file_first_line(path, comm, sizeof(comm));
+	return !strcmp(comm, "mprof-tui");
+}
+
 /* Opens the window: closes one whose mprof-tui is gone, refuses one whose
  * mprof-tui runs.  Returns the state written (gen << 1 | open), or 0 with err. */
 static uint64_t window_open(seg_header *hw, int pid, prof_error *err)
@@ -83,7 +95,7 @@ static uint64_t window_open(seg_header *hw, int pid, prof_error *err)
 	uint64_t cur = __atomic_load_n(&hw->win_state, __ATOMIC_ACQUIRE);
 	if (cur & SEG_WIN_OPEN) {
 		int64_t owner = __atomic_load_n(&hw->win_owner, __ATOMIC_ACQUIRE);
-		if (owner > 0 && owner <= INT32_MAX && !proc_gone((int)owner)) {
+		if (owner_alive(owner)) {
 			prof_errorf(err, "process %d: a window is already open by mprof-tui (pid %lld)", pid,
 				    (long long)owner);
 			return 0;
@@ -104,10 +116,28 @@ static uint64_t window_open(seg_header *hw, int pid, prof_error *err)
 	return next;
 }
 
+/* Closes our window st (one another mprof-tui took over is left alone). */
 static void window_close(seg_header *hw, uint64_t st)
 {
-	__atomic_compare_exchange_n(&hw->win_state, &st, st & ~SEG_WIN_OPEN, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-	__atomic_store_n(&hw->win_owner, 0, __ATOMIC_RELEASE);
+	if (__atomic_compare_exchange_n(&hw->win_state, &st, st & ~SEG_WIN_OPEN, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+		__atomic_store_n(&hw->win_owner, 0, __ATOMIC_RELEASE);
+}
+
+/* The hook we loaded for the window goes idle again (unless keep): after
+ * the window, or when it could not open. */
+static void window_detach(const window_opts *o, window_result *r)
+{
+	if (!r->injected || o->keep || r->exited || proc_gone(o->pid))
+		return;
+	prof_error derr;
+	int n = inject_detach(o->pid, &derr);
+	if (n < 0) {
+		snprintf(r->note, sizeof(r->note), "%s", derr.msg);
+	} else {
+		r->detached = 1;
+		r->detach_slots = n;
+	}
 }
 
 /* The window counters of stacks [0, n) (relaxed loads: the hook adds while
@@ -175,8 +205,10 @@ int window_run(const window_opts *o, window_result *r, prof_error *err)
 	if (window_hook(o, r, err))
 		return -1;
 	follow f;
-	if (follow_open(&f, o->pid, o->lib, err))
+	if (follow_open(&f, o->pid, o->lib, err)) {
+		window_detach(o, r);
 		return -1;
+	}
 	size_t hl = 0;
 	seg_header *hw = seg_map_header_rw(&f.m, &hl, err);
 	const mp_counts *wc = seg_window_counters(&f.m, &f.hc);
@@ -194,6 +226,7 @@ int window_run(const window_opts *o, window_result *r, prof_error *err)
 		if (hw)
 			munmap(hw, hl);
 		follow_close(&f);
+		window_detach(o, r);
 		return -1;
 	}
 
@@ -238,15 +271,6 @@ int window_run(const window_opts *o, window_result *r, prof_error *err)
 	free(base);
 	munmap(hw, hl);
 	follow_close(&f);
-	if (r->injected && !o->keep && !r->exited && !proc_gone(o->pid)) {
-		prof_error derr;
-		int n = inject_detach(o->pid, &derr);
-		if (n < 0)
-			snprintf(r->note, sizeof(r->note), "%s", derr.msg);
-		else {
-			r->detached = 1;
-			r->detach_slots = n;
-		}
-	}
+	window_detach(o, r);
 	return rc;
 }

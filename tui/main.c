@@ -669,6 +669,8 @@ static int main_window(cli *c, int argc, char **argv)
 	window_result r;
 	if (window_run(&o, &r, &err)) {
 		fprintf(stderr, "mprof-tui: %s\n", err.msg);
+		if (r.note[0])
+			fprintf(stderr, "mprof-tui: and the hook loaded for it could not be detached: %s\n", r.note);
 		return EXIT_BAD;
 	}
 	/* The native file: -o FILE, or a free name when nothing else is asked. */
