@@ -88,25 +88,29 @@ static int owner_alive(int64_t pid)
 	return !strcmp(comm, "mprof-tui");
 }
 
-/* Opens the window: closes one whose mprof-tui is gone, refuses one whose
- * mprof-tui runs.  Returns the state written (gen << 1 | open), or 0 with err. */
-static uint64_t window_open(seg_header *hw, int pid, prof_error *err)
+/* Before the baseline: refuses a window whose mprof-tui runs, closes one
+ * whose mprof-tui is gone (what it counts until then must not fall between
+ * our baseline and our window).  0, or -1 with err. */
+static int window_reclaim(seg_header *hw, int pid, prof_error *err)
 {
 	uint64_t cur = __atomic_load_n(&hw->win_state, __ATOMIC_ACQUIRE);
-	if (cur & SEG_WIN_OPEN) {
-		int64_t owner = __atomic_load_n(&hw->win_owner, __ATOMIC_ACQUIRE);
-		if (owner_alive(owner)) {
-			prof_errorf(err, "process %d: a window is already open by mprof-tui (pid %lld)", pid,
-				    (long long)owner);
-			return 0;
-		}
-		/* Left open by an mprof-tui that died: closed first, so what it
-		 * counts until then stays out of our baseline's difference. */
-		__atomic_compare_exchange_n(&hw->win_state, &cur, cur & ~SEG_WIN_OPEN, 0, __ATOMIC_ACQ_REL,
-					    __ATOMIC_ACQUIRE);
-		sleep_ns(WINDOW_SETTLE_NS);
-		cur = __atomic_load_n(&hw->win_state, __ATOMIC_ACQUIRE);
+	if (!(cur & SEG_WIN_OPEN))
+		return 0;
+	int64_t owner = __atomic_load_n(&hw->win_owner, __ATOMIC_ACQUIRE);
+	if (owner_alive(owner)) {
+		prof_errorf(err, "process %d: a window is already open by mprof-tui (pid %lld)", pid, (long long)owner);
+		return -1;
 	}
+	__atomic_compare_exchange_n(&hw->win_state, &cur, cur & ~SEG_WIN_OPEN, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	sleep_ns(WINDOW_SETTLE_NS);
+	return 0;
+}
+
+/* Opens the window (none is open: window_reclaim ran).  Returns the state
+ * written (gen << 1 | open), or 0 with err when another opened one first. */
+static uint64_t window_open(seg_header *hw, int pid, prof_error *err)
+{
+	uint64_t cur = __atomic_load_n(&hw->win_state, __ATOMIC_ACQUIRE) & ~SEG_WIN_OPEN;
 	uint64_t next = (((cur >> 1) + 1) << 1) | SEG_WIN_OPEN;
 	if (!__atomic_compare_exchange_n(&hw->win_state, &cur, next, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		prof_errorf(err, "process %d: another mprof-tui opened a window at the same moment", pid);
@@ -214,10 +218,11 @@ int window_run(const window_opts *o, window_result *r, prof_error *err)
 	const mp_counts *wc = seg_window_counters(&f.m, &f.hc);
 	if (hw && !wc)
 		prof_errorf(err, "%s: offset %zu: window counters out of bounds", f.m.name, offsetof(seg_header, win_off));
+	int ok = hw && wc && !window_reclaim(hw, o->pid, err);
 	uint64_t n0 = __atomic_load_n(&f.m.h->stack_count, __ATOMIC_ACQUIRE);
 	n0 = n0 < f.hc.stack_cap ? n0 : f.hc.stack_cap;
-	mp_counts *base = hw && wc ? counters_copy(wc, n0) : NULL;
-	if (hw && wc && !base)
+	mp_counts *base = ok ? counters_copy(wc, n0) : NULL;
+	if (ok && !base)
 		prof_errorf(err, "%s: out of memory", f.m.name);
 	uint64_t drop0 = dropped_now(f.m.h);
 	uint64_t st = base ? window_open(hw, o->pid, err) : 0;
