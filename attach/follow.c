@@ -67,23 +67,31 @@ int follow_open_path(follow *f, const char *path, int pid, prof_error *err)
 	return 0;
 }
 
-int follow_open(follow *f, int pid, const char *lib, prof_error *err)
+int follow_proc_check(int pid, char *comm, size_t comm_len, prof_error *err)
 {
-	char proc[64], comm[64];
+	char proc[64];
 	struct stat st;
-	memset(f, 0, sizeof(*f));
 	snprintf(proc, sizeof(proc), "/proc/%d", pid);
 	if (pid <= 0 || stat(proc, &st)) {
 		prof_errorf(err, "no process %d", pid);
 		return -1;
 	}
-	proc_comm(pid, comm, sizeof(comm));
+	proc_comm(pid, comm, comm_len);
 	if (st.st_uid != geteuid() && geteuid() != 0) {
 		struct passwd *pw = getpwuid(st.st_uid);
 		prof_errorf(err, "process %d (%s) belongs to %s (uid %u), not to you: refused", pid, comm,
 			    pw ? pw->pw_name : "another user", (unsigned)st.st_uid);
 		return -1;
 	}
+	return 0;
+}
+
+int follow_open(follow *f, int pid, const char *lib, prof_error *err)
+{
+	char comm[64];
+	memset(f, 0, sizeof(*f));
+	if (follow_proc_check(pid, comm, sizeof(comm), err))
+		return -1;
 	char path[64];
 	snprintf(path, sizeof(path), SEG_PATH_FMT, pid);
 	if (access(path, F_OK) && errno == ENOENT) {

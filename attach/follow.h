@@ -52,6 +52,9 @@ typedef struct follow {
  * by us or not mode 0600, another version, a corrupt one: -1 with a one-line
  * err. lib is the libmprof.so path to suggest (may be NULL). */
 int follow_open(follow *f, int pid, const char *lib, prof_error *err);
+/* The process exists and is the caller's (or the caller is root): 0 with
+ * its comm in comm; else -1 with "no process PID" or whose it is. */
+int follow_proc_check(int pid, char *comm, size_t comm_len, prof_error *err);
 /* The same on a segment file of any name (tests, a copy of a segment). */
 int follow_open_path(follow *f, const char *path, int pid, prof_error *err);
 void follow_close(follow *f);

@@ -2,6 +2,9 @@
 # segment mirror and ring drain, the listing of attachable processes, the
 # launcher. The bench tool drives the drain and a refresh headless.
 CONSUMER_SRC += attach/follow.c attach/listing.c attach/launch.c attach/procfs.c
+# The heap over a window of a running process (--window), over the follower
+# and the injection.
+CONSUMER_SRC += attach/window.c
 
 
 # Where make install puts the hook, the launcher's last guess.

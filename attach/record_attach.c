@@ -29,13 +29,10 @@ int record_attach(int pid, const char *dir, const char *lib, FILE *msg)
 		fprintf(msg, "mprof-tui: %s\n", err.msg);
 		return 2;
 	}
-	int fd = open(f.m.name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-	size_t hl = ((sizeof(seg_header) + 4095) / 4096) * 4096;
-	seg_header *hw = fd < 0 ? MAP_FAILED : mmap(NULL, hl, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (fd >= 0)
-		close(fd);
-	if (hw == MAP_FAILED) {
-		fprintf(msg, "mprof-tui: %s: cannot map for writing: %s\n", f.m.name, strerror(errno));
+	size_t hl;
+	seg_header *hw = seg_map_header_rw(&f.m, &hl, &err);
+	if (!hw) {
+		fprintf(msg, "mprof-tui: %s\n", err.msg);
 		follow_close(&f);
 		return 2;
 	}

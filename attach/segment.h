@@ -33,7 +33,7 @@
 #include "core/heap_scale.h"
 
 #define SEG_MAGIC "MPROFSEG"
-#define SEG_VERSION 2
+#define SEG_VERSION 3
 #define SEG_PATH_FMT "/dev/shm/mprof-%d"
 
 /* Producer state (header.state). */
@@ -119,7 +119,17 @@ typedef struct seg_header {
 	uint64_t sample_rate;      /* MPROF_SAMPLE: mean bytes per sampled allocation; 0: all */
 	uint64_t alloc_off;        /* the allocator table (seg_allocs) at this offset; 0: none
 				    * (a hook older than the table: this was reserved, zero) */
+	/* The heap window (mprof-tui --window): while it is open the hook marks
+	 * each block it records and counts it, and the frees of marked blocks,
+	 * in the window counters (mp_counts[stack_cap] at win_off, shared,
+	 * atomic adds); a free of a block allocated before it counts nowhere
+	 * there.  win_state is on a line of its own: every put and take reads it. */
+	uint64_t win_off;
+	uint64_t win_state __attribute__((aligned(64)));   /* gen << 1 | open; the consumer writes it */
+	int64_t win_owner;         /* pid of the mprof-tui holding the window, 0 none */
 } seg_header;
+
+#define SEG_WIN_OPEN 1ull
 
 #define SEG_MAX_LANES 64
 

@@ -171,6 +171,32 @@ int seg_open(seg_map *m, int pid, prof_error *err)
 	return seg_open_path(m, path, NULL, err);
 }
 
+seg_header *seg_map_header_rw(const seg_map *m, size_t *len, prof_error *err)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t hl = (sizeof(seg_header) + (size_t)pg - 1) / (size_t)pg * (size_t)pg;
+	int fd = open(m->name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	seg_header *hw = fd < 0 ? MAP_FAILED : mmap(NULL, hl, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	if (hw == MAP_FAILED) {
+		prof_errorf(err, "%s: cannot map for writing: %s", m->name, strerror(e));
+		return NULL;
+	}
+	*len = hl;
+	return hw;
+}
+
+const mp_counts *seg_window_counters(const seg_map *m, const seg_header *hc)
+{
+	uint64_t bytes;
+	if (!mul_ok(hc->stack_cap, sizeof(mp_counts), &bytes) || hc->win_off % 8 ||
+	    hc->win_off < sizeof(seg_header) || hc->win_off > m->len || m->len - hc->win_off < bytes)
+		return NULL;
+	return (const mp_counts *)((const char *)m->h + hc->win_off);
+}
+
 void seg_close(seg_map *m)
 {
 	if (m->h)

@@ -26,6 +26,15 @@ int seg_open(seg_map *m, int pid, prof_error *err);
 int seg_open_path(seg_map *m, const char *path, seg_header *hc, prof_error *err);
 void seg_close(seg_map *m);
 
+/* The segment's header pages mapped writable, for what a consumer writes
+ * (ring_read and the recorder's beat, the heap window's state); *len gets
+ * the mapping's length (munmap it).  NULL with err. */
+seg_header *seg_map_header_rw(const seg_map *m, size_t *len, prof_error *err);
+
+/* The heap window's counters (mp_counts[hc->stack_cap] at hc->win_off)
+ * when they lie inside the mapping, else NULL. */
+const mp_counts *seg_window_counters(const seg_map *m, const seg_header *hc);
+
 /* Checks that every offset, size and capacity in the header lies inside
  * len bytes and that the regions are large enough for their capacities.
  * 0, or -1 with err filled. */

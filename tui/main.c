@@ -21,7 +21,9 @@
 #include "attach/procfs.h"
 #include "attach/serve.h"
 #include "attach/snapshot.h"
+#include "attach/window.h"
 #include "symbols/sym.h"
+#include "tui/app.h"
 #include "tui/tui.h"
 #include "tui/rec.h"
 #include "attach/record_attach.h"
@@ -40,6 +42,7 @@ static const char usage_text[] =
 	"       mprof-tui --record DIR --attach PID\n"
 	"       mprof-tui --snapshot PID -o FILE\n"
 	"       mprof-tui --serve [HOST:]PORT\n"
+	"       mprof-tui --window SECONDS [--keep] [-o FILE] [--export=FMT -o OUT] PID\n"
 	"       mprof-tui --attach [PID] [--interval MS]\n"
 	"       mprof-tui --info --attach PID\n"
 	"       mprof-tui --inject PID | --detach PID\n"
@@ -126,6 +129,14 @@ static const char usage_text[] =
 	"                       alloc_space first. PORT alone listens on 127.0.0.1;\n"
 	"                       0.0.0.0:PORT or [::]:PORT on every address.\n"
 	"                       Read-only; runs until SIGINT or SIGTERM\n"
+	"  --window SECONDS PID what PID allocates in the next SECONDS (alloc) and\n"
+	"                       what of it is still alive at the end (in use);\n"
+	"                       older blocks count nowhere. Loads the hook if PID\n"
+	"                       has none, detaches it after unless --keep. -o FILE\n"
+	"                       (native); --export, --flamegraph, --top as for a\n"
+	"                       file; without -o: mprof-window-PID.pro, then the UI\n"
+	"                       (or --top's report when stdout is not a terminal).\n"
+	"                       Ctrl-C closes the window early\n"
 	"\n"
 	"Recordings (MPROF_RECORD=DIR under the hook, or --record DIR --attach PID):\n"
 	"  mprof-tui DIR        the UI over the whole run: Left/Right move in time,\n"
@@ -205,6 +216,10 @@ typedef struct cli {
 	int faults;                      /* --faults */
 	double duration;                 /* --duration SECONDS, 0: until it exits */
 	int batch;                       /* a report, not the UI */
+	double window_s;                 /* --window SECONDS; 0 none */
+	int keep;                        /* --keep: a hook loaded for the window stays on */
+	prof *given;                     /* a profile already in memory (the window's):
+					  * opened_load takes it instead of reading path */
 } cli;
 
 /* Parses argv into c; returns -1 to go on, else the exit status. */
@@ -226,7 +241,7 @@ static int cli_parse(cli *c, int argc, char **argv)
 	enum { O_TOP = 256, O_ALLOC, O_INUSE, O_OBJECTS, O_FORMAT, O_GRAN, O_INFO,
 	       O_NOSYM, O_ROOT, O_SPATH, O_SDIR, O_SNAPSHOT, O_EXPORT, O_DIFF, O_FLAME, O_GRAPH,
 	       O_ATTACH, O_INTERVAL, O_BASE, O_INJECT, O_DETACH,
-	       O_RECORD, O_AT, O_DIFF_AT, O_LEAKS, O_TEMP, O_SERVE, O_FAULTS, O_DURATION };
+	       O_RECORD, O_AT, O_DIFF_AT, O_LEAKS, O_TEMP, O_SERVE, O_FAULTS, O_DURATION, O_WINDOW, O_KEEP };
 	static const struct option opts[] = {
 		{ "top", required_argument, NULL, O_TOP },
 		{ "alloc", no_argument, NULL, O_ALLOC },
@@ -258,6 +273,8 @@ static int cli_parse(cli *c, int argc, char **argv)
 		{ "temporary", no_argument, NULL, O_TEMP },
 		{ "faults", no_argument, NULL, O_FAULTS },
 		{ "duration", required_argument, NULL, O_DURATION },
+		{ "window", required_argument, NULL, O_WINDOW },
+		{ "keep", no_argument, NULL, O_KEEP },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -345,6 +362,14 @@ static int cli_parse(cli *c, int argc, char **argv)
 			}
 			break;
 		}
+		case O_WINDOW:
+			if ((c->window_s = window_seconds_arg(optarg)) < 0) {
+				fprintf(stderr, "mprof-tui: --window takes seconds (above 0, at most 604800), not '%s'\n",
+					optarg);
+				return EXIT_BAD;
+			}
+			break;
+		case O_KEEP: c->keep = 1; break;
 		case O_INTERVAL: {
 			char *end;
 			errno = 0;
@@ -477,7 +502,9 @@ static int opened_load(opened *f, const cli *c, const char *path)
 {
 	prof_error err;
 	memset(f, 0, sizeof(*f));
-	if (!(f->p = prof_load(path, &err))) {
+	if (c->given)
+		f->p = c->given;
+	else if (!(f->p = prof_load(path, &err))) {
 		fprintf(stderr, "mprof-tui: %s\n", err.msg);
 		return EXIT_BAD;
 	}
@@ -678,6 +705,111 @@ static int main_profile(cli *c, int argc, char **argv)
 	return c->base_path ? main_two_files(c, c->base_path, path, g, 0) : main_file(c, path, g);
 }
 
+/* Bytes for a summary line: 1.5 MiB, 12 KiB, 40 B. */
+static void window_bytes(char *buf, size_t len, uint64_t b)
+{
+	if (b >= 1 << 20)
+		snprintf(buf, len, "%.1f MiB", (double)b / (1 << 20));
+	else if (b >= 1 << 10)
+		snprintf(buf, len, "%.1f KiB", (double)b / (1 << 10));
+	else
+		snprintf(buf, len, "%llu B", (unsigned long long)b);
+}
+
+/* What the window saw, in one line on stderr. */
+static void window_say(const window_result *r, const window_opts *o, const char *file)
+{
+	uint64_t ao = 0, ab = 0, io = 0, ib = 0;
+	for (size_t k = 0; k < r->p->samples.len; k++) {
+		const mp_counts *m = &r->p->samples.v[k].c;
+		ao += m->alloc_objs;
+		ab += m->alloc_bytes;
+		io += m->alloc_objs - m->free_objs;
+		ib += m->alloc_bytes - m->free_bytes;
+	}
+	char a[32], i[32];
+	window_bytes(a, sizeof(a), ab);
+	window_bytes(i, sizeof(i), ib);
+	fprintf(stderr, "mprof-tui: window of %.1f s on process %d: %llu allocations (%s) from %zu stacks, "
+		"%llu of them (%s) still in use at its end%s%s\n", r->open_s, o->pid, (unsigned long long)ao, a,
+		r->p->samples.len, (unsigned long long)io, i, file ? "; written to " : "", file ? file : "");
+	if (r->odd)
+		fprintf(stderr, "mprof-tui: note: %zu stacks freed more in the window than they allocated in it "
+			"(the hook miscounted): left out\n", r->odd);
+	if (r->exited)
+		fprintf(stderr, "mprof-tui: process %d ended %.1f s into the %g s window: the profile holds what it "
+			"allocated until then\n", o->pid, r->open_s, o->seconds);
+	else if (r->signal)
+		fprintf(stderr, "mprof-tui: the window was closed early by %s\n", strsignal(r->signal));
+	if (r->detached)
+		fprintf(stderr, "mprof-tui: detached from process %d (%d call slots restored); it runs on without "
+			"the hook\n", o->pid, r->detach_slots);
+	else if (r->injected && o->keep && !r->exited)
+		fprintf(stderr, "mprof-tui: libmprof.so keeps recording in process %d (--keep); mprof-tui --detach "
+			"%d stops it\n", o->pid, o->pid);
+	if (r->note[0])
+		fprintf(stderr, "mprof-tui: the window was written, but the detach failed: %s\n", r->note);
+}
+
+/* --window SECONDS PID: the window's profile to -o FILE (native), to
+ * --export's OUT, --flamegraph's SVG, --top's report; with none of them,
+ * to a free mprof-window-PID.pro opened in the UI (or reported when stdout
+ * is not a terminal). Exit 2 also when the process ended during it. */
+static int main_window(cli *c, int argc, char **argv)
+{
+	long pid = optind == argc - 1 ? proc_pid_arg(argv[optind]) : -1;
+	if (pid < 0) {
+		fprintf(stderr, optind == argc - 1 ? "mprof-tui: --window SECONDS takes a process id, not '%s'\n"
+						   : "mprof-tui: --window SECONDS takes one process id\n",
+			optind < argc ? argv[optind] : "");
+		return EXIT_BAD;
+	}
+	if (c->export_fmt >= 0 && !c->snap_out) {
+		fprintf(stderr, "mprof-tui: --export needs -o FILE\n");
+		return EXIT_BAD;
+	}
+	int g = cli_gran(c);
+	if (g < 0)
+		return EXIT_BAD;
+	char lib[4096], name[64];
+	prof_error err;
+	window_opts o = { .pid = (int)pid, .seconds = c->window_s, .keep = c->keep,
+			  .lib = launch_find_lib(lib, sizeof(lib), &err) ? NULL : lib, .msg = stderr };
+	window_result r;
+	if (window_run(&o, &r, &err)) {
+		fprintf(stderr, "mprof-tui: %s\n", err.msg);
+		if (r.note[0])
+			fprintf(stderr, "mprof-tui: and the hook loaded for it could not be detached: %s\n", r.note);
+		return EXIT_BAD;
+	}
+	/* The native file: -o FILE, or a free name when nothing else is asked. */
+	const char *file = c->export_fmt < 0 ? c->snap_out : NULL;
+	int report = c->top || c->info || c->export_fmt >= 0 || c->flame_out || !file;
+	if (!file && c->export_fmt < 0 && !c->flame_out && !c->top) {
+		snprintf(name, sizeof(name), "mprof-window-%ld", pid);
+		write_ui_free_name(lib, sizeof(lib), name);
+		file = lib;
+	}
+	if (file && prof_save(r.p, file, PROF_FMT_NATIVE, &err)) {
+		fprintf(stderr, "mprof-tui: %s\n", err.msg);
+		prof_free(r.p);
+		return 1;
+	}
+	window_say(&r, &o, file);
+	int rc = r.note[0] ? 1 : 0;
+	if (report) {
+		c->given = r.p;   /* opened_load takes it */
+		snprintf(name, sizeof(name), "window-%ld", pid);
+		const char *path = file ? file : name;
+		int rr = c->top || c->info || c->export_fmt >= 0 || c->flame_out || !isatty(STDOUT_FILENO)
+				 ? main_batch(c, path, g) : main_file(c, path, g);
+		rc = rr ? rr : rc;
+	} else {
+		prof_free(r.p);
+	}
+	return r.exited ? EXIT_BAD : rc;
+}
+
 int main(int argc, char **argv)
 {
 	static cli c;
@@ -693,6 +825,8 @@ int main(int argc, char **argv)
 		}
 		return serve_main(c.serve_addr, &c.so);
 	}
+	if (c.window_s > 0)
+		return main_window(&c, argc, argv);
 	if (c.inject_pid || c.detach_pid)
 		return inject_main(c.inject_pid ? c.inject_pid : c.detach_pid, !c.inject_pid);
 	/* Live: --attach [PID], or -- COMMAND ARGS (getopt stops at "--"). */

@@ -47,6 +47,7 @@ static int got_any;       /* some entry is reached through GOT slots only */
 /* Counter lanes: lane 0 is shared (atomic adds); a thread claims one of
  * lanes 1..lane_count-1 for itself (plain stores) and frees it at exit. */
 static mp_counts *lane0;
+static mp_counts *win_cnt;         /* the heap window's counters (segment.h) */
 static uint64_t lane_count, lane_cap;
 static uint64_t lanes_used;        /* bit l: lane l has an owner */
 static pthread_key_t thread_key;   /* its destructor runs at thread exit */
@@ -94,6 +95,7 @@ static void fork_child(void)
 		return;
 	}
 	lane0 = seg_region(h, SEG_R_COUNTERS);
+	win_cnt = (mp_counts *)((char *)h + h->win_off);
 	lanes_used = 0;
 	th.lane = NULL;
 	th.lane_no = 0;
@@ -197,6 +199,7 @@ static void hook_init(void)
 	unwind_init(fp);
 	scache_init(max_depth);
 	lane0 = seg_region(h, SEG_R_COUNTERS);
+	win_cnt = (mp_counts *)((char *)h + h->win_off);
 	lane_count = lanes;
 	lane_cap = lcap;
 	thread_key_ok = !pthread_key_create(&thread_key, thread_exit);
@@ -290,6 +293,15 @@ static inline void count(uint32_t id, int freed, uint64_t n)
 	}
 }
 
+/* The same in the heap window's counters: shared, atomic (only while a
+ * window is open, and only for blocks it marked). */
+static inline void win_count(uint32_t id, int freed, uint64_t n)
+{
+	uint64_t *c = freed ? &win_cnt[id].free_objs : &win_cnt[id].alloc_objs;
+	__atomic_fetch_add(&c[0], 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&c[1], n, __ATOMIC_RELAXED);
+}
+
 /* Calls recorded on a thread before it builds its stack cache: threads
  * that allocate a few times and leave never pay for one. */
 #define SC_WARMUP 64
@@ -327,11 +339,14 @@ static void record_alloc(void *p, size_t n, uint64_t fa)
 		__atomic_fetch_add(&h->truncated_stacks, 1, __ATOMIC_RELAXED);
 	if (id == UINT32_MAX)
 		return;
-	if (live_put((uint64_t)(uintptr_t)p | th.tag, id, n)) {
+	int win = live_put((uint64_t)(uintptr_t)p | th.tag, id, n, LIVE_NEW);
+	if (win < 0) {
 		__atomic_fetch_add(&h->dropped_live, 1, __ATOMIC_RELAXED);
 		return;
 	}
 	count(id, 0, n);
+	if (win)
+		win_count(id, 0, n);
 	ring_push(h, &th, SEG_EV_ALLOC, id, n, (uint64_t)(uintptr_t)p);
 }
 
@@ -341,7 +356,8 @@ static int record_free(void *p)
 	seg_header *h = hook_seg;
 	uint32_t id;
 	uint64_t n;
-	if (!live_take((uint64_t)(uintptr_t)p | (th.tag & ~ENTRY_QUIET), &id, &n)) {
+	int win;
+	if (!live_take((uint64_t)(uintptr_t)p | (th.tag & ~ENTRY_QUIET), &id, &n, &win)) {
 		if (!sample_rate && !(th.tag & ENTRY_QUIET))   /* sampling: most blocks were never in the table */
 			__atomic_fetch_add(&h->unknown_frees, 1, __ATOMIC_RELAXED);
 		return 0;
@@ -349,6 +365,8 @@ static int record_free(void *p)
 	if (unlikely(!th.state))
 		thread_setup();
 	count(id, 1, n);
+	if (win)
+		win_count(id, 1, n);
 	ring_push(h, &th, SEG_EV_FREE, id, n, (uint64_t)(uintptr_t)p);
 	return 1;
 }
@@ -374,8 +392,8 @@ static inline int hook_enter(void)
 
 hook_resize_t hook_resize_begin(void *p)
 {
-	hook_resize_t r = { p, th.tag, UINT32_MAX, 0, 0 };
-	r.known = p && live_take((uint64_t)(uintptr_t)p | r.key, &r.id, &r.old);
+	hook_resize_t r = { p, th.tag, UINT32_MAX, 0, 0, 0 };
+	r.known = p && live_take((uint64_t)(uintptr_t)p | r.key, &r.id, &r.old, &r.win);
 	return r;
 }
 
@@ -385,13 +403,15 @@ void hook_resize_end(hook_resize_t *r, void *q, size_t n, int failed, uint64_t f
 	void *p = r->p;
 	if (failed) {
 		if (r->known)
-			live_put((uint64_t)(uintptr_t)p | r->key, r->id, r->old);
+			live_put((uint64_t)(uintptr_t)p | r->key, r->id, r->old, r->win ? LIVE_NEW : LIVE_PLAIN);
 		return;
 	}
 	if (p && r->known) {
 		if (unlikely(!th.state))
 			thread_setup();
 		count(r->id, 1, r->old);
+		if (r->win)
+			win_count(r->id, 1, r->old);
 		ring_push(h, &th, SEG_EV_FREE, r->id, r->old, (uint64_t)(uintptr_t)p);
 	} else if (p && !sample_rate) {
 		__atomic_fetch_add(&h->unknown_frees, 1, __ATOMIC_RELAXED);

@@ -91,10 +91,14 @@ void stacks_rehash(seg_header *h);
 
 /* live.c: live pointer table, private to the process (not in the segment). */
 int live_init(void);
-/* Records ptr -> (stack, size); -1 if the table is full. */
-int live_put(uint64_t ptr, uint32_t stack, uint64_t size);
-/* Removes ptr; 1 and fills stack, size if it was there, else 0. */
-int live_take(uint64_t ptr, uint32_t *stack, uint64_t *size);
+enum { LIVE_PLAIN = 0, LIVE_NEW = 1 };
+/* Records ptr -> (stack, size); mark LIVE_NEW marks it when the heap
+ * window is open (a block the program just allocated), LIVE_PLAIN never.
+ * -1 if the table is full, else 1 when marked, 0 when not. */
+int live_put(uint64_t ptr, uint32_t stack, uint64_t size, int mark);
+/* Removes ptr; 1 and fills stack, size if it was there, else 0.  *win is
+ * set when the block was allocated in the window that is open now. */
+int live_take(uint64_t ptr, uint32_t *stack, uint64_t *size, int *win);
 /* fork: all shard locks taken in the parent, released in both. */
 void live_lock_all(void);
 void live_unlock_all(void);
@@ -263,6 +267,7 @@ typedef struct hook_resize {
 	uint32_t id;
 	uint64_t old;
 	int known;
+	int win;           /* allocated in the open heap window */
 } hook_resize_t;
 hook_resize_t hook_resize_begin(void *p);
 void hook_resize_end(hook_resize_t *r, void *q, size_t n, int failed, uint64_t fa);

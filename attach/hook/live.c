@@ -8,7 +8,12 @@
  * stay in a group, so threads with arenas of their own seldom share a
  * shard's cache lines.
  * Entries are 16 bytes, four to a cache line: sizes of 4 GiB - 1 and more
- * are kept apart, in one more table of the same kind keyed by pointer. */
+ * are kept apart, in one more table of the same kind keyed by pointer.
+ * While a heap window is open (segment.h's win_state) a block put in is
+ * marked (LIVE_WIN in its stack field; stack ids stay below 2^30); each
+ * shard remembers the window its marks belong to and clears them under its
+ * lock the first time it is used in a later one, so a mark always means
+ * "allocated in the current window" without a stop of the whole table. */
 #include "attach/hook/hook.h"
 #include "core/hash.h"
 
@@ -18,6 +23,7 @@
 #define SHARDS 256
 #define SHARD_INIT 64
 #define BIG_SIZE UINT32_MAX   /* in live_ent.size: look in the big table */
+#define LIVE_WIN 0x80000000u  /* in live_ent.a: allocated while the window was open */
 
 typedef struct live_ent {
 	uint64_t ptr;      /* 0: empty */
@@ -26,7 +32,7 @@ typedef struct live_ent {
 
 typedef struct shard {
 	int lock;
-	uint32_t pad;
+	uint32_t gen;      /* the window whose marks the entries carry */
 	live_ent *tab;
 	uint64_t mask, used;
 	char line_pad[32];
@@ -96,14 +102,44 @@ static int shard_grow(shard *s)
 	return 0;
 }
 
+/* The window word (gen << 1 | open), read under a shard's lock. */
+static inline uint64_t win_word(void)
+{
+	seg_header *h = hook_seg;
+	return h ? __atomic_load_n(&h->win_state, __ATOMIC_ACQUIRE) : 0;
+}
+
+/* Under s's lock: marks of an earlier window are cleared before s serves
+ * window w (a walk of the shard, once per window). */
+static void shard_regen(shard *s, uint64_t w)
+{
+	uint32_t g = (uint32_t)(w >> 1);
+	if (s->gen == g)
+		return;
+	for (uint64_t i = 0; i <= s->mask; i++)
+		s->tab[i].a &= ~LIVE_WIN;
+	s->gen = g;
+}
+
 /* Puts e into s (whose hash of e->ptr is h), replacing an entry with the
- * same pointer (its free went unseen).  Takes the shard's lock. */
-static int shard_put(shard *s, uint64_t h, const live_ent *e)
+ * same pointer (its free went unseen).  mark: LIVE_PLAIN, LIVE_NEW (marked
+ * when the window is open), or -1 for the big table (no marks).  Takes the
+ * shard's lock.  -1 full, else 1 when marked. */
+static int shard_put(shard *s, uint64_t h, live_ent *e, int mark)
 {
 	shard_lock(s);
 	if ((s->used + 1) * 4 > (s->mask + 1) * 3 && shard_grow(s)) {
 		shard_unlock(s);
 		return -1;
+	}
+	int marked = 0;
+	if (mark >= 0) {
+		uint64_t w = win_word();
+		shard_regen(s, w);
+		if (mark == LIVE_NEW && (w & SEG_WIN_OPEN)) {
+			e->a |= LIVE_WIN;
+			marked = 1;
+		}
 	}
 	uint64_t i = (h >> 8) & s->mask;
 	while (s->tab[i].ptr && s->tab[i].ptr != e->ptr)
@@ -112,17 +148,23 @@ static int shard_put(shard *s, uint64_t h, const live_ent *e)
 		s->used++;
 	s->tab[i] = *e;
 	shard_unlock(s);
-	return 0;
+	return marked;
 }
 
-/* Removes ptr from s into *out; 1 if it was there. */
-static int shard_take(shard *s, uint64_t h, uint64_t ptr, live_ent *out)
+/* Removes ptr from s into *out; 1 if it was there.  win (NULL for the big
+ * table) is set when the entry was put in during the window still open. */
+static int shard_take(shard *s, uint64_t h, uint64_t ptr, live_ent *out, int *win)
 {
 	/* Start the slot's cache miss before the lock (a racy read is fine
 	 * for a prefetch: it never faults). */
 	live_ent *t0 = __atomic_load_n(&s->tab, __ATOMIC_RELAXED);
 	__builtin_prefetch(&t0[(h >> 8) & __atomic_load_n(&s->mask, __ATOMIC_RELAXED)], 1);
 	shard_lock(s);
+	if (win) {
+		uint64_t w = win_word();
+		shard_regen(s, w);
+		*win = (int)(w & SEG_WIN_OPEN);
+	}
 	uint64_t mask = s->mask, i = (h >> 8) & mask;
 	live_ent *tab = s->tab;
 	while (tab[i].ptr && tab[i].ptr != ptr)
@@ -132,6 +174,10 @@ static int shard_take(shard *s, uint64_t h, uint64_t ptr, live_ent *out)
 		return 0;
 	}
 	*out = tab[i];
+	if (win) {
+		*win &= (out->a & LIVE_WIN) != 0;
+		out->a &= ~LIVE_WIN;
+	}
 	/* Backward-shift deletion keeps probe chains intact without tombstones. */
 	uint64_t j = i;
 	for (;;) {
@@ -154,29 +200,29 @@ done:
 	return 1;
 }
 
-int live_put(uint64_t ptr, uint32_t stack, uint64_t size)
+int live_put(uint64_t ptr, uint32_t stack, uint64_t size, int mark)
 {
 	uint64_t h = hash_mix64(ptr);
 	live_ent e = { .ptr = ptr, .a = stack, .b = size < BIG_SIZE ? (uint32_t)size : BIG_SIZE };
 	if (size >= BIG_SIZE) {
 		live_ent be = { .ptr = ptr, .a = (uint32_t)size, .b = (uint32_t)(size >> 32) };
-		if (shard_put(&big, h, &be))
+		if (shard_put(&big, h, &be, -1) < 0)
 			return -1;
 	}
-	return shard_put(shard_of(ptr, h), h, &e);
+	return shard_put(shard_of(ptr, h), h, &e, mark);
 }
 
-int live_take(uint64_t ptr, uint32_t *stack, uint64_t *size)
+int live_take(uint64_t ptr, uint32_t *stack, uint64_t *size, int *win)
 {
 	uint64_t h = hash_mix64(ptr);
 	live_ent e;
-	if (!shard_take(shard_of(ptr, h), h, ptr, &e))
+	if (!shard_take(shard_of(ptr, h), h, ptr, &e, win))
 		return 0;
 	*stack = e.a;
 	*size = e.b;
 	if (e.b == BIG_SIZE) {
 		live_ent be;
-		if (shard_take(&big, h, ptr, &be))
+		if (shard_take(&big, h, ptr, &be, NULL))
 			*size = (uint64_t)be.b << 32 | be.a;
 	}
 	return 1;

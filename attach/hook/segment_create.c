@@ -89,6 +89,8 @@ seg_header *hook_seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, uin
 	}
 	uint64_t alloc_off = total;   /* the allocator table, after the regions */
 	total = align64(total + sizeof(seg_allocs) + SEG_ALLOC_CAP * sizeof(seg_alloc));
+	uint64_t win_off = total;     /* then the heap window's counters */
+	total = align64(total + stacks * sizeof(mp_counts));
 	total = (total + page_size - 1) & ~(uint64_t)(page_size - 1);
 	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0 && errno == EEXIST) {   /* left by a dead process with our pid */
@@ -133,6 +135,7 @@ seg_header *hook_seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, uin
 	h->counter_lanes = lanes;
 	h->lane_cap = lcap;
 	h->alloc_off = alloc_off;
+	h->win_off = win_off;
 	((seg_allocs *)((char *)h + alloc_off))->cap = SEG_ALLOC_CAP;
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(h->magic, SEG_MAGIC, 8);
@@ -165,6 +168,9 @@ seg_header *hook_seg_clone(seg_header *old, uint32_t max_depth, size_t page_size
 	h->dropped_live = old->dropped_live;
 	h->truncated_stacks = old->truncated_stacks;
 	h->unwind = old->unwind;
+	/* The parent's window is not the child's; its next one gets a new
+	 * number, so marks copied with the live table are cleared then. */
+	h->win_state = old->win_state & ~SEG_WIN_OPEN;
 	stacks_rehash(h);
 	h->state = SEG_STATE_RUNNING;
 	return h;

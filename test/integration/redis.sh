@@ -8,6 +8,10 @@
 #     exits 0 with no crash report in its log.
 #  b. under LD_PRELOAD from the start: the same keys and load, a live
 #     snapshot and the dump written at exit both show processCommand.
+#  c. started without the hook: --window 3 under load (the hook loaded for
+#     it, detached after); 200 values of 4000 B written in the window are
+#     in its in-use bytes though the 1000 older keys are deleted in it;
+#     redis keeps serving, SHUTDOWN exits 0.
 # Every process started here is killed on the way out, also on failure.
 . "$(dirname "$0")/../lib.sh"
 
@@ -236,3 +240,45 @@ else
 	fi
 	expect_eq "preload: the segment is removed at exit" "$(ls /dev/shm/mprof-$RPID 2> /dev/null)" ""
 fi
+
+# --- c. a window of a running redis started without the hook ------------------------
+if [ "$(uname -m)" != x86_64 ]; then
+	ok "redis window # SKIP loading the hook into a running process is x86_64 only"
+	exit 0
+fi
+start_redis win
+if [ -z "$RPID" ]; then
+	not_ok "window: redis-server starts" "$(tail -5 "$TMP/win.log" 2> /dev/null)" "$(cat "$TMP/win.err")"
+	exit 0
+fi
+write_keys window
+load win
+awk 'BEGIN { v = sprintf("%4000s", ""); gsub(/ /, "w", v)
+	for (i = 1; i <= 200; i++) { k = "mprof:win:" i; printf "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$4000\r\n%s\r\n", length(k), k, v } }' > "$TMP/win.resp"
+# shellcheck disable=SC2086
+{ printf '*1001\r\n$3\r\nDEL\r\n'; for k in $KEYS; do printf '$%d\r\n%s\r\n' ${#k} "$k"; done; } > "$TMP/del.resp"
+( timeout 60 "$MPROF" --window 3 "$RPID" -o "$TMP/w.pro" > /dev/null 2> "$TMP/w.err"; echo $? > "$TMP/w.st" ) &
+n=0
+while ! grep -q "window open" "$TMP/w.err" 2> /dev/null && [ ! -s "$TMP/w.st" ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+c1=$(commands)
+in_window=$(redis-cli -p "$PORT" --pipe < "$TMP/win.resp" 2>&1; redis-cli -p "$PORT" --pipe < "$TMP/del.resp" 2>&1)
+n=0
+while [ ! -s "$TMP/w.st" ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n + 1)); done
+c2=$(commands)
+expect_eq "window: 200 values set, the 1000 older keys deleted in it" \
+	"$(printf '%s\n' "$in_window" | grep -c '^errors: 0, replies: \(200\|1\)$')" 2
+expect_eq "window: --window 3 under load, exit status 0" "$(cat "$TMP/w.st" 2> /dev/null)" 0
+expect_match "window: the hook was loaded for it" "$(head -1 "$TMP/w.err")" "^mprof-tui: window open on process $RPID for 3 s, libmprof.so loaded for it"
+expect_match "window: and detached after it" "$(tail -1 "$TMP/w.err")" "^mprof-tui: detached from process $RPID \\([0-9]+ call slots restored\\); it runs on without the hook$"
+if [ $((c2 - c1)) -gt 2000 ]; then ok "window: redis served $((c2 - c1)) commands during the window"
+else not_ok "window: redis serves the benchmark during the window" "commands processed: $c1 then $c2"; fi
+has_pc window "$TMP/w.pro"
+# The window's in-use bytes: at least the 200 x 4000 B values still set at
+# its end; the older keys' frees subtract nothing.
+inuse=$("$MPROF" --top=flat --format=tsv "$TMP/w.pro" 2> /dev/null | awk -F '\t' 'NR > 1 { s += $1 } END { printf "%.0f\n", s }')
+if [ "${inuse:-0}" -ge 800000 ]; then ok "window: its in-use bytes hold the 200 values ($inuse B)"
+else not_ok "window: its in-use bytes hold the 200 values" "in use: '$inuse' B" "$(cat "$TMP/w.err")"; fi
+expect_match "window: --info --attach says detached" "$("$MPROF" --info --attach "$RPID" 2>&1)" "^hook: injected, detached$"
+load win
+write_keys "window, after"
+after win "window, after"

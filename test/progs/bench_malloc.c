@@ -1,9 +1,11 @@
 /* bench_malloc.c - the hook's benchmark: 2 threads, 1,000,000 malloc/free
  * each, sizes 16 B - 4 KiB, allocations made ~20 calls deep, a ring of
- * 10,000 live blocks per thread. */
+ * 10,000 live blocks per thread.  argv[1], if given: a file to wait for
+ * first (test/bench/window.sh opens a heap window before the work). */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #define OPS 1000000
 #define RING 10000
@@ -48,8 +50,10 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	while (argc > 1 && access(argv[1], F_OK))
+		usleep(1000);
 	pthread_t t[2];
 	for (long i = 0; i < 2; i++)
 		pthread_create(&t[i], NULL, worker, (void *)(i + 1));

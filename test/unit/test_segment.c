@@ -146,6 +146,32 @@ static void test_lane_cap(void **state)
 	free(b);
 }
 
+/* The heap window's counters (--window): found where win_off says when
+ * they fit in the mapping, refused (NULL) wherever they would not. */
+static void test_window_counters(void **state)
+{
+	(void)state;
+	size_t len;
+	uint8_t *b = build(&len);
+	size_t len2 = len + NSTACK * sizeof(mp_counts);
+	b = realloc(b, len2);
+	assert_non_null(b);
+	seg_map m = { .h = (const seg_header *)b, .len = len2 };
+	seg_header hc = *hdr(b);
+	hc.win_off = len;
+	assert_ptr_equal(seg_window_counters(&m, &hc), b + len);
+	const uint64_t bad_off[] = { 0, 8, len + 4, len + 8, len2, UINT64_MAX - 7 };
+	for (size_t i = 0; i < sizeof(bad_off) / sizeof(bad_off[0]); i++) {
+		hc.win_off = bad_off[i];
+		if (seg_window_counters(&m, &hc))
+			fail_msg("win_off %llu accepted in a %zu-byte segment", (unsigned long long)bad_off[i], len2);
+	}
+	hc.win_off = len;
+	hc.stack_cap = UINT64_MAX / 16;   /* stack_cap x 32 wraps */
+	assert_null(seg_window_counters(&m, &hc));
+	free(b);
+}
+
 /* Lie number i in header h of a len-byte segment; NULL when there are no
  * more.  Returns what the error message must contain. */
 static const char *lie(int i, seg_header *h, size_t len, const char **what)
@@ -347,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_valid_sums_lanes),
 		cmocka_unit_test(test_lane_cap),
 		cmocka_unit_test(test_bad_headers),
+		cmocka_unit_test(test_window_counters),
 		cmocka_unit_test(test_bad_entries),
 		cmocka_unit_test(test_changes_while_read),
 	};
