@@ -63,9 +63,10 @@ expect_match "record: --temporary is headed as temporaries" "$OUT" "^-+temporary
 run_status "$MPROF" --diff-at start end --top=flat "$TMP/r1"
 expect_match "record: --diff-at is headed as growth" "$OUT" "^-+inuse growth space ranking-+$"
 
-# A known workload recorded into small files, 3 kept: the state at the end
-# is still exact (every file starts with a checkpoint of every stack).
-truth=$(MPROF_RECORD=$TMP/r2 MPROF_RECORD_SIZE=262144 MPROF_RECORD_FILES=3 LD_PRELOAD=$HOOK "$TMP/work" 200000)
+# A known workload recorded into small files (64 KiB compressed: 6 or
+# more), 3 kept: the state at the end is still exact (every file starts with
+# a checkpoint of every stack).
+truth=$(MPROF_RECORD=$TMP/r2 MPROF_RECORD_SIZE=65536 MPROF_RECORD_FILES=3 LD_PRELOAD=$HOOK "$TMP/work" 200000)
 n=$(ls "$TMP/r2" | wc -l)
 expect_eq "rotation: 3 files kept" "$n" 3
 expect_eq "rotation: the first file was deleted" "$(ls "$TMP/r2" | grep -c '\.000001\.rec$')" 0

@@ -1,0 +1,72 @@
+#!/bin/sh
+# record_size.sh - the size of a recording (MPROF_RECORD) beside heaptrack's
+# file of the same run, on the malloc benchmark (2 threads x 1M pairs, as
+# malloc.sh runs it) and on Debian's sqlite3 (200,000 inserts, an index,
+# two queries); then the CPU of recording beside the hook alone on the
+# malloc benchmark (median of 3, each pair run back to back).
+cd "$(dirname "$0")/../.." || exit 2
+TOP=$(pwd)
+TMP=$(mktemp -d /tmp/mprof-bench.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+[ -f libmprof.so ] || { echo "libmprof.so not built"; exit 1; }
+cc -O2 -g -fno-omit-frame-pointer -o "$TMP/bench" test/progs/bench_malloc.c -lpthread || exit 1
+
+awk -v q="'" 'BEGIN {
+	print "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, grp INTEGER, payload BLOB);"
+	print "BEGIN;"
+	for (i = 1; i <= 200000; i++)
+		printf "INSERT INTO t(name, grp, payload) VALUES (%sname-%d-%s%s, %d, zeroblob(%d));\n",
+			q, i, substr("abcdefghijklmnopqrstuvwxyz", 1, i % 27), q, i % 97, (i * 13) % 200
+	print "COMMIT;"
+	print "CREATE INDEX t_grp ON t(grp, name);"
+	print "SELECT grp, count(*), sum(length(payload)), max(name) FROM t GROUP BY grp ORDER BY 2 DESC, 1 LIMIT 5;"
+	print "SELECT count(*), sum(id) FROM t WHERE name LIKE " q "name-1%" q " AND grp BETWEEN 10 AND 40;"
+}' > "$TMP/work.sql"
+: > "$TMP/init.sql"
+
+size() { du -sb "$1" | cut -f1; }
+events() { ./mprof-tui --info "$1" | sed -n 's/^events \([0-9]*\) \.\. \([0-9]*\).*/\2/p'; }
+verdict() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx the size of heaptrack file: %s", a / b, a <= b ? "met" : "NOT met"; else print "heaptrack n/a" }'; }
+ht_size() {
+	rm -f "$TMP"/ht.*
+	heaptrack -o "$TMP/ht" "$@" > /dev/null 2>&1 < "${HT_IN:-/dev/null}"
+	f=$(ls "$TMP"/ht.* 2> /dev/null | head -1)
+	[ -n "$f" ] && size "$f" || echo 0
+}
+have_ht=0
+command -v heaptrack > /dev/null 2>&1 && have_ht=1
+
+LD_PRELOAD="$TOP/libmprof.so" MPROF_RECORD="$TMP/rb" "$TMP/bench" > /dev/null 2>&1
+rb=$(size "$TMP/rb") eb=$(events "$TMP/rb")
+hb=0
+[ $have_ht = 1 ] && hb=$(ht_size "$TMP/bench")
+printf 'malloc benchmark: recording %10d bytes (%s events, %.2f bytes/event), heaptrack %10d bytes   %s   target: at or under heaptrack'"'"'s\n' \
+	"$rb" "$eb" "$(awk -v a="$rb" -v b="$eb" 'BEGIN { print b ? a / b : 0 }')" "$hb" "$(verdict "$rb" "$hb")"
+
+if command -v sqlite3 > /dev/null 2>&1; then
+	env HOME="$TMP" TZ=UTC LD_PRELOAD="$TOP/libmprof.so" MPROF_RECORD="$TMP/rs" \
+		sqlite3 -init "$TMP/init.sql" :memory: < "$TMP/work.sql" > /dev/null 2>&1
+	rs=$(size "$TMP/rs") es=$(events "$TMP/rs")
+	hs=0
+	[ $have_ht = 1 ] && hs=$(HOME="$TMP" TZ=UTC HT_IN="$TMP/work.sql" ht_size sqlite3 -init "$TMP/init.sql" :memory:)
+	printf 'sqlite3 workload: recording %10d bytes (%s events, %.3f bytes/event), heaptrack %10d bytes   %s   target: at or under heaptrack'"'"'s\n' \
+		"$rs" "$es" "$(awk -v a="$rs" -v b="$es" 'BEGIN { print b ? a / b : 0 }')" "$hs" "$(verdict "$rs" "$hs")"
+else
+	echo "sqlite3 workload: sqlite3 not installed"
+fi
+
+# CPU: user + system seconds of one run.
+cpu() {
+	/usr/bin/time -o "$TMP/time" -f '%U %S' "$@" > /dev/null 2>&1
+	tail -1 "$TMP/time" | awk '{ print $1 + $2 }'
+}
+: > "$TMP/ratios"
+for i in 1 2 3; do
+	h=$(cpu env LD_PRELOAD="$TOP/libmprof.so" "$TMP/bench")
+	rm -rf "$TMP/rc"
+	r=$(cpu env LD_PRELOAD="$TOP/libmprof.so" MPROF_RECORD="$TMP/rc" "$TMP/bench")
+	echo "$h $r" | awk '{ printf "%.3f %s %s\n", $2 / $1, $1, $2 }' >> "$TMP/ratios"
+done
+set -- $(sort -n "$TMP/ratios" | sed -n 2p)
+printf 'recording CPU: %.2fx the hook alone (median of 3: %s s recording, %s s hook alone; all ratios: %s)   target: at most 1.25x\n' \
+	"$1" "$3" "$2" "$(cut -d' ' -f1 "$TMP/ratios" | tr '\n' ' ')"
