@@ -232,7 +232,8 @@ static int parse_chunk(parse_ctx *x, const rec_chunk *c, const uint8_t *p, size_
 			if (PUSH(f->st, f->nst, f->capst, r) ||
 			    vec_grow((void **)&f->pcs, &f->cappcs, f->npcs + hd[1], sizeof(uint64_t)))
 				BAD("%s: out of memory", f->path);
-			memcpy(f->pcs + f->npcs, p + q + 8, (size_t)hd[1] * 8);
+			if (hd[1])   /* pcs may still be NULL */
+				memcpy(f->pcs + f->npcs, p + q + 8, (size_t)hd[1] * 8);
 			f->npcs += hd[1];
 			q += 8 + (size_t)hd[1] * 8;
 		}
@@ -495,7 +496,7 @@ static int build_prof(recording *r)
 		if (k && all[k].id == all[k - 1].id)
 			continue;
 		const rec_file *f = &r->f[all[k].off % 64];
-		const uint64_t *pcs = f->pcs + all[k].off / 64;
+		const uint64_t *pcs = f->pcs ? f->pcs + all[k].off / 64 : NULL;   /* NULL: every stack has depth 0 */
 		uint32_t *dst = prof_stack_begin(p, all[k].depth);
 		if (!dst)
 			goto nomem;

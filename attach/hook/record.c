@@ -400,7 +400,9 @@ int recw_open(rec_writer *w, const void *base, const seg_header *hc, seg_header 
 	w->written = hook_map((size_t)(hc->stack_cap + 7) / 8);
 	w->zc = ZSTD_createCCtx_advanced((ZSTD_customMem){ z_alloc, z_free, NULL });
 	w->zlevel = 3;
-	if (w->zc && ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, w->zlevel))) {
+	/* A frame checksum: a damaged file says so instead of decoding garbage. */
+	if (w->zc && (ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, w->zlevel)) ||
+		      ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_checksumFlag, 1)))) {
 		ZSTD_freeCCtx(w->zc);
 		w->zc = NULL;
 	}

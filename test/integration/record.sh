@@ -132,4 +132,9 @@ f=$(ls "$TMP"/r1/*.rec)
 head -c $(( $(stat -c %s "$f") - 100 )) "$f" > "$TMP/cut/$(basename "$f")"
 run_status "$MPROF" --info "$TMP/cut"
 expect_match "bad: a file cut short still opens and says so" "$OUT" 'files cut short 1'
+# A recording of the previous format (32-byte events, before compression).
+run_status "$MPROF" --info "$DATA/recordings/peak-v1.rec"
+expect_eq "bad: a version 1 recording: status 2, nothing on stdout" "$STATUS $OUT" "2 "
+expect_eq "bad: a version 1 recording: one line saying so" "$ERR" \
+	"mprof-tui: $DATA/recordings/peak-v1.rec: offset 8: recording version 1, written by an earlier mprof: this one reads version 2 only"
 exit 0
