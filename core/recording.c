@@ -5,6 +5,7 @@
 #include "core/recording.h"
 #include "core/agg.h"
 #include "core/snapdiff.h"
+#include "core/v1name.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -437,6 +438,28 @@ static int stref_cmp(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* Frames get the names a dump's have where the hook found no symbol,
+ * "path(+0xoff) [0xaddr]", so that one the symbolizer cannot resolve still
+ * says where it is (and the symbolizer knows its file). */
+static int name_frames(prof *p)
+{
+	for (size_t i = 0; i < p->frames.len; i++) {
+		uint64_t a = p->frames.v[i].addr;
+		uint32_t mi = prof_module_find(p, a);
+		if (p->frames.v[i].name != PROF_NONE || mi == PROF_NONE)
+			continue;
+		const prof_module *m = &p->modules.v[mi];
+		const char *path = prof_strat(p, m->path);
+		char buf[4096 + V1NAME_FIXED_LEN];
+		size_t n = v1name_format(buf, sizeof(buf), path && path[0] ? path : NULL, NULL, 0, a - m->base + m->offset, a);
+		uint32_t s = prof_str(p, buf, n < sizeof(buf) ? n : sizeof(buf) - 1);
+		if (s == PROF_NONE)
+			return -1;
+		p->frames.v[i].name = s;
+	}
+	return 0;
+}
+
 /* The profile: modules of the newest file, every stack any file defines. */
 static int build_prof(recording *r)
 {
@@ -511,7 +534,7 @@ static int build_prof(recording *r)
 		r->id_of[p->samples.len - 1] = all[k].id;
 	}
 	free(all);
-	return 0;
+	return name_frames(p);
 nomem:
 	free(all);
 	return -1;

@@ -107,6 +107,24 @@ if within "$gd" "$ab"; then ok "sample 64 KiB: the dump's alloc bytes $gd within
 MPROF_RECORD=$TMP/r6 LD_PRELOAD=$HOOK "$TMP/work" 50000 > /dev/null
 expect_eq "temporary: work_fn's 45,000 immediate frees" "$(row work_fn --temporary "$TMP/r6" | cut -d' ' -f2)" 45000
 
+# A program nobody here wrote, without symbols for its own code: a
+# recording names unresolved frames as the dump of the same run does
+# (module + offset), and its totals at the end are the dump's.
+if command -v sqlite3 > /dev/null 2>&1; then
+	sh "$TOP/test/progs/sqlite_work.sh" 2000 > "$TMP/sq.sql"
+	: > "$TMP/init.sql"
+	HOME=$TMP TZ=UTC MPROF_RECORD=$TMP/r7 MPROF_OUT=$TMP/sq.pro LD_PRELOAD=$HOOK \
+		sqlite3 -init "$TMP/init.sql" :memory: < "$TMP/sq.sql" > /dev/null
+	"$MPROF" --top=flat --alloc "$TMP/r7" | sed 1d > "$TMP/r7.txt"
+	"$MPROF" --top=flat --alloc "$TMP/sq.pro" > "$TMP/sq.txt"
+	expect_match "sqlite3: the recording names libsqlite3's frames by module + offset" "$(cat "$TMP/r7.txt")" \
+		'libsqlite3\.so\.0\(\+0x[0-9a-f]+\) \[0x[0-9a-f]+\]'
+	expect_eq "sqlite3: no bare address in the recording's table" "$(grep -cE ' 0x[0-9a-f]+$' "$TMP/r7.txt")" 0
+	expect_file_eq "sqlite3: the recording's table at the end is the dump's" "$TMP/r7.txt" "$TMP/sq.txt"
+else
+	ok "sqlite3 # SKIP sqlite3 is not installed (apt-get install sqlite3)"
+fi
+
 # mprof-tui --record DIR --attach PID: a recorder from outside.
 LD_PRELOAD=$HOOK "$TMP/peak" &
 pid=$!
