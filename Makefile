@@ -9,7 +9,7 @@
 PREFIX  ?= /usr/local
 DESTDIR ?=
 CC      ?= cc
-PKGS    := ncursesw libdw libelf libunwind libunwind-ptrace zlib
+PKGS    := ncursesw libdw libelf libunwind libunwind-ptrace zlib libzstd
 OPT     ?= -O2 -g
 CFLAGS  ?= $(OPT)
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -I. -MMD -MP
@@ -46,8 +46,9 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 NCURSES_LIBS = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
 DW_LIBS     = $(shell pkg-config --libs libdw libelf 2>/dev/null || echo -ldw -lelf)
 Z_LIBS      = $(shell pkg-config --libs zlib 2>/dev/null || echo -lz)
+ZSTD_LIBS   = $(shell pkg-config --libs libzstd 2>/dev/null || echo -lzstd)
 UNW_LIBS    = $(shell pkg-config --libs libunwind-ptrace libunwind-generic 2>/dev/null)
-CORE_LIBS   = $(Z_LIBS) -lm -lpthread
+CORE_LIBS   = $(Z_LIBS) $(ZSTD_LIBS) -lm -lpthread
 SYM_LIBS   += $(DW_LIBS)
 
 CORE_OBJ     := $(CORE_SRC:%.c=$(B)/%.o)

@@ -4,11 +4,25 @@
  * reader runs on the machine that recorded). Documented in mprof-pro(5).
  *
  * DIR/mprof-PID.NNNNNN.rec, NNNNNN counting from 1: a rec_file_header,
- * then chunks { u32 type, u32 len, len bytes }, each 8-byte aligned (len
- * is a multiple of 8). Every file starts with the module table, the whole
- * stack table and a checkpoint of every stack's counters, so each file
- * parses on its own when older ones were rotated away. A file cut short
- * (the process was killed) ends at its last whole chunk. */
+ * then chunks { u32 type, u32 len, len bytes } (no alignment). The writer
+ * puts every chunk inside ZSTD chunks: each is one zstd frame, decodable on
+ * its own, of a run of inner chunks. Every file starts with the module
+ * table, the whole stack table and a checkpoint of every stack's counters,
+ * so each file parses on its own when older ones were rotated away. A file
+ * cut short (the process was killed) ends at its last whole chunk.
+ *
+ * Events are a byte stream per EVENTS chunk, decodable on its own (the
+ * running state starts at zero in each): per event a varint tag
+ * (x << 3 | time_changed << 2 | tid_changed << 1 | is_free), then the
+ * time delta in microseconds (zigzag varint) if time_changed, the thread id
+ * (varint) if tid_changed, then
+ *   allocation: x = zigzag(stack - previous stack); varint size;
+ *   free, x > 0: it frees the allocation x events back in this chunk (its
+ *                stack and size);
+ *   free, x = 0: zigzag(stack - previous stack), varint size, varint back:
+ *                the allocation is `back` positions before this free (in an
+ *                earlier chunk or file); 0: not in the recording.
+ * Varints are LEB128 (7 bits a byte, low first, at most 10 bytes). */
 #ifndef MPROF_RECFMT_H
 #define MPROF_RECFMT_H
 
@@ -17,7 +31,8 @@
 #include "core/counts.h"
 
 #define REC_MAGIC "MPROFREC"
-#define REC_VERSION 1
+#define REC_VERSION 2
+#define REC_ZSTD_MAX (64u << 20)   /* an inner run decompresses to at most this */
 #define REC_NAME_FMT "mprof-%d.%06u.rec"
 
 typedef struct rec_file_header {
@@ -36,11 +51,12 @@ enum rec_chunk_type {
 	REC_C_MODULE = 1,      /* rec_module */
 	REC_C_STACKS = 2,      /* u32 count, u32 0, count x { u32 id, u32 depth, depth x u64 pc (leaf first) } */
 	REC_C_CHECKPOINT = 3,  /* rec_checkpoint; its nstacks rec_counts follow in COUNTS chunks */
-	REC_C_EVENTS = 4,      /* u32 count, u32 0, count x rec_event */
+	REC_C_EVENTS = 4,      /* u32 count, u32 0, the events' byte stream (above) */
 	REC_C_WAIT = 5,        /* rec_wait: the producer had to wait for the writer */
 	REC_C_GAP = 6,         /* rec_gap: events lost (the producer did not wait long enough) */
 	REC_C_END = 7,         /* rec_end: the file was closed in order */
 	REC_C_COUNTS = 8,      /* len / sizeof(rec_counts) x rec_counts, after a CHECKPOINT */
+	REC_C_ZSTD = 9,        /* u32 raw_len, u32 0, a zstd frame of raw_len bytes of inner chunks (no ZSTD) */
 };
 
 typedef struct rec_chunk {
@@ -72,14 +88,52 @@ typedef struct rec_checkpoint {
 
 enum { REC_EV_ALLOC = 1, REC_EV_FREE = 2 };
 
+/* An event as decoded (not a file layout). */
 typedef struct rec_event {
-	uint64_t time_ns;          /* since the process started; coarse clock (1-4 ms ticks) */
+	uint64_t time_ns;          /* since the process started; coarse clock (1-4 ms ticks), kept in us */
 	uint64_t size;             /* requested bytes */
+	uint64_t ref;              /* a free: its allocation's position + 1; 0 if not recorded */
 	uint32_t stack;            /* stack id */
 	uint32_t tid;
-	uint32_t key;              /* (uint32_t)(ptr >> 4): pairs a free with its allocation */
 	uint32_t kind;             /* REC_EV_* */
 } rec_event;
+
+#define REC_EV_MAX 48   /* the most bytes one encoded event takes */
+
+static inline uint8_t *rec_put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/* Reads a varint at *p (before end); NULL when cut or longer than 10 bytes. */
+static inline const uint8_t *rec_get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t x = 0;
+	for (unsigned sh = 0; p < end && sh < 70; sh += 7) {
+		uint8_t b = *p++;
+		x |= (uint64_t)(b & 0x7f) << sh;
+		if (!(b & 0x80)) {
+			*v = x;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+static inline uint64_t rec_zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t rec_unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
 
 typedef struct rec_wait {
 	uint64_t time_ns;          /* running time of the stream when the writer saw it */

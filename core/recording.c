@@ -5,6 +5,7 @@
 #include "core/recording.h"
 #include "core/agg.h"
 #include "core/snapdiff.h"
+#include "core/v1name.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,11 +17,13 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #define REC_MAX_IDS (1u << 26)     /* stack ids beyond are refused as corrupt */
 #define REC_MAX_DEPTH 4096
 #define REC_MAX_BUCKETS (1u << 25)  /* 100 ms buckets: 38 days of run */
-#define REC_CK_EVENTS (1u << 20)   /* a checkpoint at least every this many events */
+#define REC_CK_EVENTS (1u << 20)   /* a checkpoint at least every this many events ... */
+#define REC_CK_PER_STACK 64        /* ... and this many per stack (their memory stays under a byte an event) */
 
 #include "core/recording_int.h"
 
@@ -98,190 +101,286 @@ void rec_apply(mp_counts *c, const rec_event *e, uint64_t rate, int64_t *inuse)
 	}
 }
 
-#define BAD(...) do { snprintf(f->err, sizeof(f->err), __VA_ARGS__); goto out; } while (0)
+/* A chunk's place for messages: its file offset, or its ZSTD chunk's and
+ * the byte in that chunk's content. */
+typedef struct parse_ctx {
+	rec_file *f;
+	parse_st s;
+	int have_ck;
+	uint64_t rate;
+	uint64_t zoff;             /* the ZSTD payload being walked, UINT64_MAX: none */
+	void *dctx;
+	uint8_t *raw;              /* owned */
+	size_t rawcap, rawlen;
+	rec_event *ev;             /* owned */
+	size_t evcap;
+	char where[96];
+} parse_ctx;
+
+static const char *at(parse_ctx *x, size_t off)
+{
+	if (x->zoff == UINT64_MAX)
+		snprintf(x->where, sizeof(x->where), "offset %zu", off);
+	else
+		snprintf(x->where, sizeof(x->where), "offset %llu: compressed content byte %zu",
+			 (unsigned long long)x->zoff - 8, off);
+	return x->where;
+}
+
+#define BAD(...) do { snprintf(f->err, sizeof(f->err), __VA_ARGS__); return -1; } while (0)
+
+/* The file's own checkpoint, first, when its events begin. */
+static int first_ck(parse_ctx *x)
+{
+	rec_file *f = x->f;
+	parse_st *s = &x->s;
+	if (f->nck)
+		return 0;
+	if (!bucket(f, s->tmax, s) || ck_push(f, s))
+		return -1;
+	s->last_ck = s->ev;
+	f->peak = s->inuse;
+	f->peak_ev = s->ev;
+	f->peak_time = s->tmax;
+	return 0;
+}
+
+static int parse_events(parse_ctx *x, const uint8_t *p, uint32_t len, size_t pay)
+{
+	rec_file *f = x->f;
+	parse_st *s = &x->s;
+	uint32_t count;
+	if (!x->have_ck)
+		BAD("%s: %s: events before the checkpoint", f->path, at(x, pay - 8));
+	if (len < 8)
+		BAD("%s: %s: event chunk of %u bytes", f->path, at(x, pay - 8), len);
+	memcpy(&count, p, 4);
+	if (count > len - 8)
+		BAD("%s: %s: %u events do not fit in %u bytes", f->path, at(x, pay - 8), count, len);
+	if (first_ck(x))
+		BAD("%s: out of memory", f->path);
+	char why[160];
+	size_t bad;
+	if (vec_grow((void **)&x->ev, &x->evcap, count ? count : 1, sizeof(rec_event)))
+		BAD("%s: out of memory", f->path);
+	if (rec_decode_events(p + 8, len - 8, count, s->ev, x->ev, why, sizeof(why), &bad))
+		BAD("%.4000s: %s: %s", f->path, at(x, pay + 8 + bad), why);
+	rec_chref r = { x->zoff, pay + 8, s->ev, count, len - 8 };
+	if (PUSH(f->ch, f->nch, f->capch, r))
+		BAD("%s: out of memory", f->path);
+	for (uint32_t k = 0; k < count; k++) {
+		const rec_event *e = &x->ev[k];
+		if (st_fit(s, e->stack))
+			BAD("%s: %s: event %u: stack id %u out of bounds", f->path, at(x, pay + 8), k, e->stack);
+		/* The buckets up to this event's carry the value before it. */
+		uint64_t nt = e->time_ns > s->tmax ? e->time_ns : s->tmax;
+		if (!bucket(f, nt, s))
+			BAD("%s: %s: event %u: time %llu ns beyond the run's span, or out of memory", f->path,
+			    at(x, pay + 8), k, (unsigned long long)nt);
+		rec_apply(&s->c[e->stack], e, x->rate, &s->inuse);
+		s->ev++;
+		s->tmax = nt;
+		rec_bucket *b = bucket(f, nt, s);
+		if (s->inuse > b->peak) {
+			b->peak = s->inuse;
+			b->peak_ev = s->ev;
+		}
+		if (s->inuse > f->peak) {
+			f->peak = s->inuse;
+			f->peak_ev = s->ev;
+			f->peak_time = s->tmax;
+		}
+		if (s->ev - s->last_ck >= REC_CK_EVENTS && s->ev - s->last_ck >= REC_CK_PER_STACK * s->n) {
+			if (ck_push(f, s))
+				BAD("%s: out of memory", f->path);
+			s->last_ck = s->ev;
+		}
+	}
+	return 0;
+}
+
+static int parse_chunks(parse_ctx *x, const uint8_t *base, size_t len);
+
+static int parse_chunk(parse_ctx *x, const rec_chunk *c, const uint8_t *p, size_t off)
+{
+	rec_file *f = x->f;
+	parse_st *s = &x->s;
+	size_t pay = off + sizeof(*c);
+	switch (c->type) {
+	case REC_C_MODULE: {
+		rec_module m;
+		if (c->len < sizeof(m))
+			BAD("%s: %s: module chunk of %u bytes", f->path, at(x, off), c->len);
+		memcpy(&m, p, sizeof(m));
+		if (PUSH(f->mods, f->nmods, f->capmods, m))
+			BAD("%s: out of memory", f->path);
+		break;
+	}
+	case REC_C_STACKS: {
+		uint32_t count;
+		if (c->len < 8)
+			BAD("%s: %s: stack chunk of %u bytes", f->path, at(x, off), c->len);
+		memcpy(&count, p, 4);
+		size_t q = 8;
+		for (uint32_t k = 0; k < count; k++) {
+			uint32_t hd[2];
+			if (c->len - q < 8)
+				BAD("%s: %s: stack %u of %u past the chunk's end", f->path, at(x, pay + q), k, count);
+			memcpy(hd, p + q, 8);
+			if (hd[1] > REC_MAX_DEPTH || (c->len - q - 8) / 8 < hd[1] || hd[0] >= REC_MAX_IDS)
+				BAD("%s: %s: stack id %u depth %u out of bounds", f->path, at(x, pay + q), hd[0], hd[1]);
+			rec_stref r = { hd[0], hd[1], f->npcs };
+			if (PUSH(f->st, f->nst, f->capst, r) ||
+			    vec_grow((void **)&f->pcs, &f->cappcs, f->npcs + hd[1], sizeof(uint64_t)))
+				BAD("%s: out of memory", f->path);
+			if (hd[1])   /* pcs may still be NULL */
+				memcpy(f->pcs + f->npcs, p + q + 8, (size_t)hd[1] * 8);
+			f->npcs += hd[1];
+			q += 8 + (size_t)hd[1] * 8;
+		}
+		break;
+	}
+	case REC_C_CHECKPOINT: {
+		rec_checkpoint k;
+		if (c->len < sizeof(k) || x->have_ck)
+			BAD("%s: %s: %s checkpoint", f->path, at(x, off), x->have_ck ? "second" : "short");
+		memcpy(&k, p, sizeof(k));
+		x->have_ck = 1;
+		s->ev = f->first_ev = k.events;
+		s->tmax = f->t0 = k.time_ns;
+		f->lost = k.lost;
+		break;
+	}
+	case REC_C_COUNTS:
+		if (!x->have_ck || f->nch)
+			BAD("%s: %s: counters outside the file's checkpoint", f->path, at(x, off));
+		for (size_t q = 0; q + sizeof(rec_counts) <= c->len; q += sizeof(rec_counts)) {
+			rec_counts rc;
+			memcpy(&rc, p + q, sizeof(rc));
+			if (st_fit(s, rc.id))
+				BAD("%s: %s: stack id %u out of bounds", f->path, at(x, pay + q), rc.id);
+			s->c[rc.id] = rc.c;
+			agg_add(&s->inuse, (int64_t)(rc.c.alloc_bytes - rc.c.free_bytes));
+		}
+		break;
+	case REC_C_EVENTS:
+		return parse_events(x, p, c->len, pay);
+	case REC_C_ZSTD: {
+		char why[160];
+		if (x->zoff != UINT64_MAX)
+			BAD("%s: %s: a compressed chunk inside a compressed chunk", f->path, at(x, off));
+		if (rec_unzstd(&x->dctx, p, c->len, &x->raw, &x->rawcap, &x->rawlen, why, sizeof(why)))
+			BAD("%.4000s: %s: %s", f->path, at(x, off), why);
+		x->zoff = pay;
+		int rc = parse_chunks(x, x->raw, x->rawlen);
+		x->zoff = UINT64_MAX;
+		return rc;
+	}
+	case REC_C_WAIT: {
+		rec_wait w;
+		if (c->len >= sizeof(w)) {
+			memcpy(&w, p, sizeof(w));
+			rec_waitpt pt = { w.time_ns, w.waits, w.wait_ns, w.max_ns };
+			if (PUSH(f->waits, f->nwaits, f->capwaits, pt))
+				BAD("%s: out of memory", f->path);
+		}
+		break;
+	}
+	case REC_C_GAP: {
+		rec_gap g;
+		if (c->len >= sizeof(g)) {
+			memcpy(&g, p, sizeof(g));
+			f->lost += g.lost;
+		}
+		break;
+	}
+	case REC_C_END: {   /* the heap stayed as it was until the file was closed */
+		rec_end e;
+		if (c->len >= sizeof(e) && f->nck) {
+			memcpy(&e, p, sizeof(e));
+			if (e.time_ns > s->tmax && e.time_ns - s->tmax < 86400ull * 1000000000 && !bucket(f, e.time_ns, s))
+				BAD("%s: out of memory", f->path);
+			if (e.time_ns > f->t_end)
+				f->t_end = e.time_ns;
+		}
+		break;
+	}
+	default:   /* chunk types of later versions: skipped */
+		break;
+	}
+	return 0;
+}
+
+/* Walks the chunks of base (the mapping after the header, or a ZSTD
+ * chunk's content); a cut chunk ends the file. */
+static int parse_chunks(parse_ctx *x, const uint8_t *base, size_t len)
+{
+	size_t off = x->zoff == UINT64_MAX ? x->f->fh.header_size : 0;
+	while (off < len) {
+		rec_chunk c;
+		if (len - off < sizeof(c) || (memcpy(&c, base + off, sizeof(c)), c.len > len - off - sizeof(c))) {
+			if (x->zoff != UINT64_MAX) {
+				rec_file *f = x->f;
+				BAD("%s: %s: chunk past the end of its compressed content", f->path, at(x, off));
+			}
+			x->f->truncated = 1;   /* cut short: the writer was killed */
+			break;
+		}
+		if (parse_chunk(x, &c, base + off + sizeof(c), off))
+			return -1;
+		off += sizeof(c) + c.len;
+	}
+	return 0;
+}
 
 static void *parse_file(void *arg)
 {
 	rec_file *f = arg;
-	parse_st s = { 0 };
-	s.max_ids = f->len / 4 + 1024 < REC_MAX_IDS ? f->len / 4 + 1024 : REC_MAX_IDS;
-	int have_ck = 0;
-	if (f->len < sizeof(rec_file_header))
-		BAD("%s: offset 0: %zu bytes, too short for a recording header", f->path, f->len);
+	parse_ctx x = { .f = f, .zoff = UINT64_MAX };
+	parse_st *s = &x.s;
+	s->max_ids = f->len / 4 + 1024 < REC_MAX_IDS ? f->len / 4 + 1024 : REC_MAX_IDS;
+	if (f->len < sizeof(rec_file_header)) {
+		snprintf(f->err, sizeof(f->err), "%s: offset 0: %zu bytes, too short for a recording header", f->path, f->len);
+		return NULL;
+	}
 	memcpy(&f->fh, f->map, sizeof(f->fh));
 	if (memcmp(f->fh.magic, REC_MAGIC, 8))
-		BAD("%s: offset 0: not an mprof recording (bad magic)", f->path);
-	if (f->fh.version != REC_VERSION || f->fh.header_size < sizeof(rec_file_header) || f->fh.header_size > f->len ||
-	    f->fh.header_size % 8)
-		BAD("%s: offset 8: recording version %u (header %u bytes) not supported", f->path, f->fh.version,
-		    f->fh.header_size);
+		snprintf(f->err, sizeof(f->err), "%s: offset 0: not an mprof recording (bad magic)", f->path);
+	else if (f->fh.version < REC_VERSION)
+		snprintf(f->err, sizeof(f->err),
+			 "%s: offset 8: recording version %u, written by an earlier mprof: this one reads version %u only",
+			 f->path, f->fh.version, REC_VERSION);
+	else if (f->fh.version != REC_VERSION || f->fh.header_size < sizeof(rec_file_header) ||
+		 f->fh.header_size > f->len || f->fh.header_size % 8)
+		snprintf(f->err, sizeof(f->err), "%s: offset 8: recording version %u (header %u bytes) not supported",
+			 f->path, f->fh.version, f->fh.header_size);
+	if (f->err[0])
+		return NULL;
 	f->fh.cmdline[sizeof(f->fh.cmdline) - 1] = 0;
-	uint64_t rate = f->fh.sample_rate;
-	size_t off = f->fh.header_size;
-	while (off < f->len) {
-		rec_chunk c;
-		if (f->len - off < sizeof(c)) {
-			f->truncated = 1;
-			break;
-		}
-		memcpy(&c, f->map + off, sizeof(c));
-		size_t pay = off + sizeof(c);
-		if (c.len > f->len - pay) {   /* cut short: the writer was killed */
-			f->truncated = 1;
-			break;
-		}
-		const uint8_t *p = f->map + pay;
-		switch (c.type) {
-		case REC_C_MODULE:
-			if (c.len < sizeof(rec_module))
-				BAD("%s: offset %zu: module chunk of %u bytes", f->path, off, c.len);
-			if (PUSH(f->mods, f->nmods, f->capmods, (uint64_t)pay))
-				BAD("%s: out of memory", f->path);
-			break;
-		case REC_C_STACKS: {
-			uint32_t count;
-			if (c.len < 8)
-				BAD("%s: offset %zu: stack chunk of %u bytes", f->path, off, c.len);
-			memcpy(&count, p, 4);
-			size_t q = 8;
-			for (uint32_t k = 0; k < count; k++) {
-				uint32_t hd[2];
-				if (c.len - q < 8)
-					BAD("%s: offset %zu: stack %u of %u past the chunk's end", f->path, pay + q, k, count);
-				memcpy(hd, p + q, 8);
-				if (hd[1] > REC_MAX_DEPTH || (c.len - q - 8) / 8 < hd[1] || hd[0] >= REC_MAX_IDS)
-					BAD("%s: offset %zu: stack id %u depth %u out of bounds", f->path, pay + q, hd[0], hd[1]);
-				rec_stref r = { hd[0], hd[1], pay + q + 8 };
-				if (PUSH(f->st, f->nst, f->capst, r))
-					BAD("%s: out of memory", f->path);
-				q += 8 + (size_t)hd[1] * 8;
-			}
-			break;
-		}
-		case REC_C_CHECKPOINT: {
-			rec_checkpoint k;
-			if (c.len < sizeof(k) || have_ck)
-				BAD("%s: offset %zu: %s checkpoint", f->path, off, have_ck ? "second" : "short");
-			memcpy(&k, p, sizeof(k));
-			have_ck = 1;
-			s.ev = f->first_ev = k.events;
-			s.tmax = f->t0 = k.time_ns;
-			f->lost = k.lost;
-			break;
-		}
-		case REC_C_COUNTS: {
-			if (!have_ck || f->nch)
-				BAD("%s: offset %zu: counters outside the file's checkpoint", f->path, off);
-			for (size_t q = 0; q + sizeof(rec_counts) <= c.len; q += sizeof(rec_counts)) {
-				rec_counts rc;
-				memcpy(&rc, p + q, sizeof(rc));
-				if (st_fit(&s, rc.id))
-					BAD("%s: offset %zu: stack id %u out of bounds", f->path, pay + q, rc.id);
-				s.c[rc.id] = rc.c;
-				agg_add(&s.inuse, (int64_t)(rc.c.alloc_bytes - rc.c.free_bytes));
-			}
-			break;
-		}
-		case REC_C_EVENTS: {
-			uint32_t count;
-			if (!have_ck)
-				BAD("%s: offset %zu: events before the checkpoint", f->path, off);
-			if (c.len < 8)
-				BAD("%s: offset %zu: event chunk of %u bytes", f->path, off, c.len);
-			memcpy(&count, p, 4);
-			if ((c.len - 8) / sizeof(rec_event) < count)
-				BAD("%s: offset %zu: %u events do not fit in %u bytes", f->path, off, count, c.len);
-			if (!f->nck) {   /* the file's own checkpoint, first */
-				rec_bucket *b0 = bucket(f, s.tmax, &s);
-				if (!b0 || ck_push(f, &s))
-					BAD("%s: out of memory", f->path);
-				s.last_ck = s.ev;
-				f->peak = s.inuse;
-				f->peak_ev = s.ev;
-				f->peak_time = s.tmax;
-			}
-			rec_chref r = { pay + 8, s.ev, count };
-			if (PUSH(f->ch, f->nch, f->capch, r))
-				BAD("%s: out of memory", f->path);
-			for (uint32_t k = 0; k < count; k++) {
-				rec_event e;
-				memcpy(&e, p + 8 + (size_t)k * sizeof(e), sizeof(e));
-				if (st_fit(&s, e.stack))
-					BAD("%s: offset %zu: stack id %u out of bounds", f->path, pay + 8 + k * sizeof(e), e.stack);
-				/* The buckets up to this event's carry the value before it. */
-				uint64_t nt = e.time_ns > s.tmax ? e.time_ns : s.tmax;
-				if (!bucket(f, nt, &s))
-					BAD("%s: offset %zu: event time %llu ns beyond the run's span, or out of memory",
-					    f->path, pay + 8 + k * sizeof(e), (unsigned long long)nt);
-				rec_apply(&s.c[e.stack], &e, rate, &s.inuse);
-				s.ev++;
-				s.tmax = nt;
-				rec_bucket *b = bucket(f, nt, &s);
-				if (s.inuse > b->peak) {
-					b->peak = s.inuse;
-					b->peak_ev = s.ev;
-				}
-				if (s.inuse > f->peak) {
-					f->peak = s.inuse;
-					f->peak_ev = s.ev;
-					f->peak_time = s.tmax;
-				}
-				if (s.ev - s.last_ck >= REC_CK_EVENTS && s.ev - s.last_ck >= 2 * s.n) {
-					if (ck_push(f, &s))
-						BAD("%s: out of memory", f->path);
-					s.last_ck = s.ev;
-				}
-			}
-			break;
-		}
-		case REC_C_WAIT: {
-			rec_wait w;
-			if (c.len >= sizeof(w)) {
-				memcpy(&w, p, sizeof(w));
-				rec_waitpt pt = { w.time_ns, w.waits, w.wait_ns, w.max_ns };
-				if (PUSH(f->waits, f->nwaits, f->capwaits, pt))
-					BAD("%s: out of memory", f->path);
-			}
-			break;
-		}
-		case REC_C_GAP: {
-			rec_gap g;
-			if (c.len >= sizeof(g)) {
-				memcpy(&g, p, sizeof(g));
-				f->lost += g.lost;
-			}
-			break;
-		}
-		case REC_C_END: {   /* the heap stayed as it was until the file was closed */
-			rec_end e;
-			if (c.len >= sizeof(e) && f->nck) {
-				memcpy(&e, p, sizeof(e));
-				if (e.time_ns > s.tmax && e.time_ns - s.tmax < 86400ull * 1000000000 &&
-				    !bucket(f, e.time_ns, &s))
-					BAD("%s: out of memory", f->path);
-				if (e.time_ns > f->t_end)
-					f->t_end = e.time_ns;
-			}
-			break;
-		}
-		default:   /* chunk types of later versions: skipped */
-			break;
-		}
-		off = pay + c.len;
+	x.rate = f->fh.sample_rate;
+	if (parse_chunks(&x, f->map, f->len))
+		goto out;
+	if (!x.have_ck) {
+		snprintf(f->err, sizeof(f->err), "%s: offset %u: no checkpoint: the file is unusable", f->path,
+			 f->fh.header_size);
+		goto out;
 	}
-	if (!have_ck)
-		BAD("%s: offset %u: no checkpoint: the file is unusable", f->path, f->fh.header_size);
 	if (!f->nck) {   /* no events at all */
-		if (!bucket(f, s.tmax, &s) || ck_push(f, &s))
-			BAD("%s: out of memory", f->path);
-		f->peak = s.inuse;
-		f->peak_ev = s.ev;
-		f->peak_time = s.tmax;
+		if (!bucket(f, s->tmax, s) || ck_push(f, s)) {
+			snprintf(f->err, sizeof(f->err), "%s: out of memory", f->path);
+			goto out;
+		}
+		f->peak = s->inuse;
+		f->peak_ev = s->ev;
+		f->peak_time = s->tmax;
 	}
-	f->nev = s.ev - f->first_ev;
-	f->t1 = s.tmax;
+	f->nev = s->ev - f->first_ev;
+	f->t1 = s->tmax;
 out:
-	free(s.c);
+	free(s->c);
+	free(x.raw);
+	free(x.ev);
+	ZSTD_freeDCtx(x.dctx);
 	return NULL;
 }
 
@@ -309,6 +408,7 @@ static void file_free(rec_file *f)
 	free(f->ch);
 	free(f->st);
 	free(f->mods);
+	free(f->pcs);
 	free(f->tl);
 	free(f->waits);
 }
@@ -325,6 +425,9 @@ void rec_close(recording *r)
 	free(r->sample_of);
 	free(r->id_of);
 	free(r->cur);
+	if (r->cursor)
+		rec_cursor_free(r->cursor);
+	free(r->cursor);
 	prof_free(r->p);
 	free(r);
 }
@@ -333,6 +436,28 @@ static int stref_cmp(const void *a, const void *b)
 {
 	const rec_stref *x = a, *y = b;
 	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Frames get the names a dump's have where the hook found no symbol,
+ * "path(+0xoff) [0xaddr]", so that one the symbolizer cannot resolve still
+ * says where it is (and the symbolizer knows its file). */
+static int name_frames(prof *p)
+{
+	for (size_t i = 0; i < p->frames.len; i++) {
+		uint64_t a = p->frames.v[i].addr;
+		uint32_t mi = prof_module_find(p, a);
+		if (p->frames.v[i].name != PROF_NONE || mi == PROF_NONE)
+			continue;
+		const prof_module *m = &p->modules.v[mi];
+		const char *path = prof_strat(p, m->path);
+		char buf[4096 + V1NAME_FIXED_LEN];
+		size_t n = v1name_format(buf, sizeof(buf), path && path[0] ? path : NULL, NULL, 0, a - m->base + m->offset, a);
+		uint32_t s = prof_str(p, buf, n < sizeof(buf) ? n : sizeof(buf) - 1);
+		if (s == PROF_NONE)
+			return -1;
+		p->frames.v[i].name = s;
+	}
+	return 0;
 }
 
 /* The profile: modules of the newest file, every stack any file defines. */
@@ -352,7 +477,7 @@ static int build_prof(recording *r)
 		return -1;
 	for (size_t i = 0; i < last->nmods; i++) {
 		rec_module m;
-		memcpy(&m, last->map + last->mods[i], sizeof(m));
+		m = last->mods[i];
 		m.path[sizeof(m.path) - 1] = 0;
 		m.build_id[sizeof(m.build_id) - 1] = 0;
 		if (prof_module_add(p, m.path, m.build_id[0] ? m.build_id : NULL, m.base, m.size, m.offset) == PROF_NONE)
@@ -394,14 +519,12 @@ static int build_prof(recording *r)
 		if (k && all[k].id == all[k - 1].id)
 			continue;
 		const rec_file *f = &r->f[all[k].off % 64];
-		const uint8_t *pcs = f->map + all[k].off / 64;
+		const uint64_t *pcs = f->pcs ? f->pcs + all[k].off / 64 : NULL;   /* NULL: every stack has depth 0 */
 		uint32_t *dst = prof_stack_begin(p, all[k].depth);
 		if (!dst)
 			goto nomem;
 		for (uint32_t d = 0; d < all[k].depth; d++) {   /* interning frames leaves dst in place */
-			uint64_t pc;
-			memcpy(&pc, pcs + (size_t)d * 8, 8);
-			if ((dst[d] = prof_frame_intern(p, pc)) == PROF_NONE)
+			if ((dst[d] = prof_frame_intern(p, pcs[d])) == PROF_NONE)
 				goto nomem;
 		}
 		uint32_t sid = prof_stack_commit(p, all[k].depth);
@@ -411,7 +534,7 @@ static int build_prof(recording *r)
 		r->id_of[p->samples.len - 1] = all[k].id;
 	}
 	free(all);
-	return 0;
+	return name_frames(p);
 nomem:
 	free(all);
 	return -1;
@@ -643,7 +766,7 @@ recording *rec_open(const char *dir, int threads, prof_error *err)
 	}
 	r->sample_rate = r->f[0].fh.sample_rate;
 	r->start_time_ns = r->f[0].fh.start_time_ns;
-	if (merge(r) || build_prof(r))
+	if (merge(r) || build_prof(r) || !(r->cursor = calloc(1, sizeof(rec_cursor))))
 		goto nomem;
 	r->cur_file = SIZE_MAX;
 	if (rec_seek(r, r->end_ev))

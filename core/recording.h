@@ -31,6 +31,7 @@ typedef struct rec_waitpt {
 } rec_waitpt;
 
 struct rec_file;
+struct rec_cursor;
 
 typedef struct recording {
 	char dir[4096];
@@ -64,6 +65,7 @@ typedef struct recording {
 	uint64_t cur_ev, cur_time;
 	int64_t cur_inuse;
 	size_t cur_file;
+	struct rec_cursor *cursor;  /* the chunks the replay decoded last; owned */
 } recording;
 
 /* Opens dir (the files of one process: the one with the most bytes when

@@ -1,15 +1,18 @@
 /* recording_int.h - the open recording's files, shared by its parts:
- * recording.c (parsing and opening), recording_seek.c (moving in time),
- * recording_life.c (pairing frees with allocations: leaks, lifetimes). */
+ * recording.c (parsing and opening), recording_decode.c (decompressing and
+ * decoding events), recording_seek.c (moving in time), recording_life.c
+ * (pairing frees with allocations: leaks, lifetimes). */
 #ifndef MPROF_RECORDING_INT_H
 #define MPROF_RECORDING_INT_H
 
 #include "core/recording.h"
 
+/* An EVENTS chunk: its stream is at off in the mapping (zoff UINT64_MAX)
+ * or in the content of the ZSTD chunk whose payload is at zoff. */
 typedef struct rec_chref {
-	uint64_t off;              /* first event in the mapping */
-	uint64_t first;            /* its position */
-	uint32_t count;
+	uint64_t zoff, off;
+	uint64_t first;            /* its first event's position */
+	uint32_t count, len;
 } rec_chref;
 
 typedef struct rec_ck {
@@ -21,7 +24,7 @@ typedef struct rec_ck {
 
 typedef struct rec_stref {
 	uint32_t id, depth;
-	uint64_t off;              /* the pcs in the mapping */
+	uint64_t off;              /* the pcs: index in the file's pcs */
 } rec_stref;
 
 typedef struct rec_file {
@@ -37,7 +40,9 @@ typedef struct rec_file {
 	size_t nck, capck;
 	rec_stref *st;
 	size_t nst, capst;
-	uint64_t *mods;            /* offsets of rec_module chunks */
+	uint64_t *pcs;             /* every stack's frames, leaf first */
+	size_t npcs, cappcs;
+	rec_module *mods;
 	size_t nmods, capmods;
 	rec_bucket *tl;
 	int64_t tl_first;
@@ -53,6 +58,32 @@ typedef struct rec_file {
 
 #define PUSH(vec, cnt, cap, val) \
 	(vec_grow((void **)&(vec), &(cap), (cnt) + 1, sizeof(*(vec))) ? -1 : ((vec)[(cnt)++] = (val), 0))
+
+/* Decodes a recording's last-used chunks; owned by whoever walks events. */
+typedef struct rec_cursor {
+	void *dctx;                /* ZSTD_DCtx */
+	const rec_file *zf;        /* the run in raw: zf's ZSTD chunk at zoff */
+	uint64_t zoff;
+	uint8_t *raw;
+	size_t rawcap, rawlen;
+	const rec_file *cf;        /* the chunk in ev: cf's chunk c */
+	size_t c;
+	rec_event *ev;
+	size_t evcap;
+} rec_cursor;
+
+/* Decompresses a ZSTD chunk's payload p (len bytes) into *raw (grown,
+ * caller frees); *dctx made on first use. -1 with why. */
+int rec_unzstd(void **dctx, const uint8_t *p, size_t len, uint8_t **raw, size_t *cap, size_t *rawlen, char *why,
+	       size_t whylen);
+/* Decodes count events of an EVENTS stream (len bytes; the first at
+ * position first) into out. -1 with why and *at the stream offset. */
+int rec_decode_events(const uint8_t *p, size_t len, uint32_t count, uint64_t first, rec_event *out, char *why,
+		      size_t whylen, size_t *at);
+/* The decoded events of f's chunk c (valid until the next call), NULL if
+ * they cannot be read. */
+const rec_event *rec_cursor_chunk(rec_cursor *k, const rec_file *f, size_t c);
+void rec_cursor_free(rec_cursor *k);
 
 /* Adds event e (weighted by the sampling rate) to c and to *inuse. */
 void rec_apply(mp_counts *c, const rec_event *e, uint64_t rate, int64_t *inuse);

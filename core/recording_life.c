@@ -20,9 +20,9 @@ typedef struct pending {
 	uint32_t last;           /* in the oldest of a key: the newest one */
 } pending;
 
-/* Allocations by key (stack << 32 | key) -> the oldest waiting; more of
- * one key (a free lost, a reused key) wait behind it, and a free takes the
- * oldest. */
+/* Allocations by key (the allocation's position) -> the oldest waiting;
+ * more of one key (only in a hostile file) wait behind it, and a free takes
+ * the oldest. */
 typedef struct pair_map {
 	u64map oldest;
 	pending *e;
@@ -81,20 +81,23 @@ static void pm_free(pair_map *m)
 	free(m->e);
 }
 
-/* Calls fn on every event from position from to the end, in order. */
-#define FOR_EVENTS(r, from, e, pos, ...)                                                    \
-	for (size_t fi_ = rec_file_of(r, from); fi_ < (r)->nf; fi_++) {                          \
+/* Runs the body on every event e (at position pos) from position from to
+ * the end, in order; events that cannot be decoded end the walk. */
+#define FOR_EVENTS(r, k, from, e, pos, ...)                                                  \
+	for (size_t fi_ = rec_file_of(r, from); fi_ < (r)->nf; fi_++) {                     \
 		const rec_file *f_ = &(r)->f[fi_];                                           \
 		for (size_t c_ = 0; c_ < f_->nch; c_++) {                                    \
 			const rec_chref *ch_ = &f_->ch[c_];                                  \
 			if (ch_->first + ch_->count <= (from))                               \
 				continue;                                                    \
+			const rec_event *v_ = rec_cursor_chunk(k, f_, c_);                   \
+			if (!v_)                                                             \
+				break;                                                       \
 			for (uint32_t i_ = 0; i_ < ch_->count; i_++) {                       \
 				uint64_t pos = ch_->first + i_;                              \
 				if (pos < (from))                                            \
 					continue;                                            \
-				rec_event e;                                                 \
-				memcpy(&e, f_->map + ch_->off + (size_t)i_ * sizeof(e), sizeof(e)); \
+				const rec_event e = v_[i_];                                  \
 				__VA_ARGS__                                                  \
 			}                                                                    \
 		}                                                                            \
@@ -126,17 +129,20 @@ prof *rec_leaks(recording *r, uint64_t from, uint64_t to, prof_error *err)
 		from = t;
 	}
 	pair_map m = { .free = U64MAP_NONE };
+	rec_cursor k = { 0 };
 	mp_counts *alive = calloc(r->nids, sizeof(mp_counts));
 	if (!alive)
 		goto nomem;
-	FOR_EVENTS(r, from, e, pos, {
+	/* An allocation is known by its position; a free names it. */
+	FOR_EVENTS(r, &k, from, e, pos, {
 		if (e.stack >= r->nids)
 			continue;
-		uint64_t key = (uint64_t)e.stack << 32 | e.key, a, b;
+		uint64_t a, b;
 		if (e.kind == REC_EV_FREE) {
-			pm_take(&m, key, &a, &b);
+			if (e.ref)
+				pm_take(&m, e.ref - 1, &a, &b);
 		} else if (pos < to) {
-			if (pm_put(&m, key, e.size, 0))
+			if (pm_put(&m, pos, e.size, e.stack))
 				goto nomem;
 		}
 	})
@@ -146,15 +152,17 @@ prof *rec_leaks(recording *r, uint64_t from, uint64_t to, prof_error *err)
 		for (uint32_t x = first; x != U64MAP_NONE; x = m.e[x].next) {
 			uint64_t o, b;
 			rec_weight(m.e[x].v1, r->sample_rate, &o, &b);
-			alive[key >> 32].alloc_objs += o;
-			alive[key >> 32].alloc_bytes += b;
+			alive[m.e[x].v2].alloc_objs += o;
+			alive[m.e[x].v2].alloc_bytes += b;
 		}
 	pm_free(&m);
+	rec_cursor_free(&k);
 	prof *d = counts_prof(r, alive, err);
 	free(alive);
 	return d;
 nomem:
 	pm_free(&m);
+	rec_cursor_free(&k);
 	free(alive);
 	prof_errorf(err, "%s: out of memory", r->dir);
 	return NULL;
@@ -180,23 +188,23 @@ rec_life *rec_lifetimes(recording *r, uint64_t max_allocs, uint64_t max_ns)
 {
 	rec_life *l = calloc(r->nids ? r->nids : 1, sizeof(rec_life));
 	pair_map m = { .free = U64MAP_NONE };
+	rec_cursor k = { 0 };
 	if (!l)
 		return NULL;
 	uint64_t nalloc = 0, tmax = 0;
-	FOR_EVENTS(r, r->first_ev, e, pos, {
-		(void)pos;
+	FOR_EVENTS(r, &k, r->first_ev, e, pos, {
 		if (e.time_ns > tmax)
 			tmax = e.time_ns;
 		if (e.stack >= r->nids)
 			continue;
-		uint64_t key = (uint64_t)e.stack << 32 | e.key, at, t0;
+		uint64_t at, t0;
 		if (e.kind != REC_EV_FREE) {
-			if (pm_put(&m, key, nalloc, tmax))
+			if (pm_put(&m, pos, nalloc, tmax))
 				goto nomem;
 			nalloc++;
 			continue;
 		}
-		if (!pm_take(&m, key, &at, &t0))
+		if (!e.ref || !pm_take(&m, e.ref - 1, &at, &t0))
 			continue;   /* allocated before the recording's first file */
 		rec_life *x = &l[e.stack];
 		uint64_t life = tmax - t0, between = nalloc - at - 1;
@@ -210,9 +218,11 @@ rec_life *rec_lifetimes(recording *r, uint64_t max_allocs, uint64_t max_ns)
 		}
 	})
 	pm_free(&m);
+	rec_cursor_free(&k);
 	return l;
 nomem:
 	pm_free(&m);
+	rec_cursor_free(&k);
 	free(l);
 	return NULL;
 }

@@ -20,24 +20,20 @@ size_t rec_file_of(const recording *r, uint64_t ev)
 	return i;
 }
 
-static const rec_event *event_at(const rec_file *f, size_t *chunk, uint64_t ev)
+/* The chunk of f holding position ev, or SIZE_MAX. */
+static size_t chunk_of(const rec_file *f, uint64_t ev)
 {
-	size_t c = *chunk;
-	if (c >= f->nch || ev < f->ch[c].first || ev >= f->ch[c].first + f->ch[c].count) {
-		size_t lo = 0, hi = f->nch;
-		while (hi - lo > 1) {
-			size_t mid = (lo + hi) / 2;
-			if (f->ch[mid].first <= ev)
-				lo = mid;
-			else
-				hi = mid;
-		}
-		c = lo;
-		if (c >= f->nch || ev < f->ch[c].first || ev >= f->ch[c].first + f->ch[c].count)
-			return NULL;
-		*chunk = c;
+	size_t lo = 0, hi = f->nch;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (f->ch[mid].first <= ev)
+			lo = mid;
+		else
+			hi = mid;
 	}
-	return (const rec_event *)(f->map + f->ch[c].off + (ev - f->ch[c].first) * sizeof(rec_event));
+	if (lo >= f->nch || ev < f->ch[lo].first || ev >= f->ch[lo].first + f->ch[lo].count)
+		return SIZE_MAX;
+	return lo;
 }
 
 /* Puts the replay state at the nearest checkpoint at or before ev in file fi. */
@@ -64,23 +60,21 @@ static void replay(recording *r, uint64_t ev, uint64_t t)
 	uint64_t end = f->first_ev + f->nev;
 	if (ev > end)
 		ev = end;
-	size_t chunk = 0;
 	uint64_t rate = r->sample_rate;
 	while (r->cur_ev < ev) {
-		const rec_event *e = event_at(f, &chunk, r->cur_ev);
+		size_t c = chunk_of(f, r->cur_ev);
+		const rec_event *e = c == SIZE_MAX ? NULL : rec_cursor_chunk(r->cursor, f, c);
 		if (!e)
 			break;
 		/* Events are contiguous within a chunk: walk it without lookups. */
-		const rec_chref *c = &f->ch[chunk];
-		uint64_t stop = c->first + c->count < ev ? c->first + c->count : ev;
-		for (; r->cur_ev < stop; e++) {
-			rec_event x;
-			memcpy(&x, e, sizeof(x));
-			uint64_t nt = x.time_ns > r->cur_time ? x.time_ns : r->cur_time;
+		const rec_chref *ch = &f->ch[c];
+		uint64_t stop = ch->first + ch->count < ev ? ch->first + ch->count : ev;
+		for (e += r->cur_ev - ch->first; r->cur_ev < stop; e++) {
+			uint64_t nt = e->time_ns > r->cur_time ? e->time_ns : r->cur_time;
 			if (nt > t)
 				return;
-			if (x.stack < r->nids)
-				rec_apply(&r->cur[x.stack], &x, rate, &r->cur_inuse);
+			if (e->stack < r->nids)
+				rec_apply(&r->cur[e->stack], e, rate, &r->cur_inuse);
 			r->cur_time = nt;
 			r->cur_ev++;
 		}

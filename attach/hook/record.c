@@ -2,10 +2,15 @@
  * of the ring in ring order; ring_read is moved after each batch so that
  * producers waiting for room go on. The counters written in checkpoints
  * are those of the stream itself (plus the segment's at a late attach), so
- * a reader replaying a file from its checkpoint gets the same numbers. */
+ * a reader replaying a file from its checkpoint gets the same numbers.
+ * Chunks gather in buf and go to the file as one zstd frame each time it
+ * is written out (1 MiB, an idle poll, or a second), all on this thread. */
 #include "attach/hook/record.h"
 #include "attach/hook/hook.h"
 #include "core/heap_scale.h"
+
+#define ZSTD_STATIC_LINKING_ONLY   /* ZSTD_customMem: zstd gets the writer's own memory */
+#include <zstd.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,9 +22,42 @@
 #include <time.h>
 #include <unistd.h>
 
-#define RECW_BUF (4u << 20)
-#define RECW_FLUSH (1u << 20)
-#define RECW_EV_PER_CHUNK 16384
+#define RECW_BUF (8u << 20)
+#define RECW_FLUSH (4u << 20)
+#define RECW_COUNTS_PER_CHUNK 16384
+#define RECW_AHEAD 32                /* events looked at ahead: their pair slots are prefetched */
+#define RECW_IDLE_NS 100000000LL     /* a writer idle this long writes out what it holds */
+/* Long chunks: a free refers back within its chunk (a few bytes) rather
+ * than repeating its stack and size; a chunk still decodes in milliseconds. */
+#define RECW_EV_PER_CHUNK 262144
+/* zstd's level follows what the last frame gave: data that compresses well
+ * (repeating stacks and sizes) is worth a slower, better level at the same
+ * CPU per byte; random sizes are not. */
+static int z_level(uint64_t raw, uint64_t z)
+{
+	return raw >= 16 * z ? 7 : raw >= 4 * z ? 3 : 1;
+}
+#define RECW_FLUSH_NS 1000000000LL   /* buffered events reach the file within a second */
+
+/* zstd's memory: mmap'd, its size in front (zstd frees by pointer only). */
+static void *z_alloc(void *opaque, size_t size)
+{
+	(void)opaque;
+	uint64_t *p = hook_map(size + 16);
+	if (!p)
+		return NULL;
+	p[0] = size + 16;
+	return p + 2;
+}
+
+static void z_free(void *opaque, void *addr)
+{
+	(void)opaque;
+	if (addr) {
+		uint64_t *p = (uint64_t *)addr - 2;
+		hook_unmap(p, p[0]);
+	}
+}
 
 static int64_t seg_now(const rec_writer *w)
 {
@@ -50,11 +88,11 @@ static void file_name(const rec_writer *w, unsigned seq, char *buf, size_t cap)
 	snprintf(buf, cap, "%s/%s", w->dir, name);
 }
 
-static int flush(rec_writer *w)
+static int write_all(rec_writer *w, const uint8_t *p, size_t len)
 {
 	size_t off = 0;
-	while (off < w->len) {
-		ssize_t n = write(w->fd, w->buf + off, w->len - off);
+	while (off < len) {
+		ssize_t n = write(w->fd, p + off, len - off);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -63,9 +101,35 @@ static int flush(rec_writer *w)
 		}
 		off += (size_t)n;
 	}
-	w->file_bytes += w->len;
-	w->len = 0;
+	w->file_bytes += len;
 	return 0;
+}
+
+/* Writes buf out as one ZSTD chunk. */
+static int flush(rec_writer *w)
+{
+	w->flushed_ns = seg_now(w);
+	if (!w->len)
+		return 0;
+	size_t z = ZSTD_compress2(w->zc, w->zbuf + 16, w->zcap - 16, w->buf, w->len);
+	if (ZSTD_isError(z)) {
+		snprintf(w->err, sizeof(w->err), "%.120s: compressing: %s", w->dir, ZSTD_getErrorName(z));
+		close(w->fd);
+		w->fd = -1;
+		beat(w, 0);
+		return -1;
+	}
+	int lv = z_level(w->len, z);
+	if (lv != w->zlevel && !ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, lv)))
+		w->zlevel = lv;
+	rec_chunk c = { REC_C_ZSTD, (uint32_t)(8 + z) };
+	uint32_t raw[2] = { (uint32_t)w->len, 0 };
+	memcpy(w->zbuf, &c, 8);
+	memcpy(w->zbuf + 8, raw, 8);
+	w->raw_total += w->len;
+	w->z_total += 16 + z;
+	w->len = 0;
+	return write_all(w, w->zbuf, 16 + z);
 }
 
 /* Room for n more bytes in buf (flushing first if needed); NULL on error. */
@@ -80,8 +144,10 @@ static void ev_close(rec_writer *w)
 {
 	if (w->ev_chunk == SIZE_MAX)
 		return;
-	rec_chunk *c = (rec_chunk *)(w->buf + w->ev_chunk);
-	c->len = 8 + w->ev_count * (uint32_t)sizeof(rec_event);
+	while (w->len & 7)   /* chunks stay 8-byte aligned in buf: the writer fills them through structs */
+		w->buf[w->len++] = 0;
+	uint32_t len = (uint32_t)(w->len - w->ev_chunk - sizeof(rec_chunk));
+	memcpy(w->buf + w->ev_chunk + 4, &len, 4);
 	memcpy(w->buf + w->ev_chunk + sizeof(rec_chunk), &w->ev_count, 4);
 	w->ev_chunk = SIZE_MAX;
 	w->ev_count = 0;
@@ -188,7 +254,7 @@ done:
 }
 
 /* The counters of every stack with any, as a CHECKPOINT chunk followed by
- * COUNTS chunks of at most RECW_EV_PER_CHUNK entries. */
+ * COUNTS chunks of at most RECW_COUNTS_PER_CHUNK entries. */
 static int put_checkpoint(rec_writer *w)
 {
 	uint64_t n = 0;
@@ -202,7 +268,7 @@ static int put_checkpoint(rec_writer *w)
 	c->nstacks = n;
 	c->lost = w->lost;
 	for (uint64_t i = 0; i < w->cnt_n;) {
-		const uint32_t max = RECW_EV_PER_CHUNK;
+		const uint32_t max = RECW_COUNTS_PER_CHUNK;
 		uint8_t *p = chunk(w, REC_C_COUNTS, (size_t)max * sizeof(rec_counts));
 		if (!p)
 			return -1;
@@ -234,8 +300,10 @@ static int file_open(rec_writer *w)
 	w->file_bytes = 0;
 	w->file_events = 0;
 	w->fh.seq = w->seq;
-	memcpy(w->buf, &w->fh, sizeof(w->fh));
-	w->len = sizeof(w->fh);
+	w->len = 0;
+	if (write_all(w, (const uint8_t *)&w->fh, sizeof(w->fh)))
+		return -1;
+	w->flushed_ns = seg_now(w);
 	w->nmods = 0;
 	memset(w->written, 0, (size_t)(w->hc.stack_cap + 7) / 8);
 	w->stack_low = 0;
@@ -326,9 +394,19 @@ int recw_open(rec_writer *w, const void *base, const seg_header *hc, seg_header 
 		return -1;
 	}
 	w->buf = hook_map(RECW_BUF);
+	w->zcap = 16 + ZSTD_compressBound(RECW_BUF);
+	w->zbuf = hook_map(w->zcap);
 	w->cnt = hook_map((size_t)hc->stack_cap * sizeof(rec_counts));
 	w->written = hook_map((size_t)(hc->stack_cap + 7) / 8);
-	if (!w->buf || !w->cnt || !w->written) {
+	w->zc = ZSTD_createCCtx_advanced((ZSTD_customMem){ z_alloc, z_free, NULL });
+	w->zlevel = 3;
+	/* A frame checksum: a damaged file says so instead of decoding garbage. */
+	if (w->zc && (ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, w->zlevel)) ||
+		      ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_checksumFlag, 1)))) {
+		ZSTD_freeCCtx(w->zc);
+		w->zc = NULL;
+	}
+	if (!w->buf || !w->zbuf || !w->cnt || !w->written || !w->zc) {
 		snprintf(w->err, sizeof(w->err), "%.200s: out of memory", w->dir);
 		recw_close(w);
 		return -1;
@@ -373,11 +451,12 @@ uint64_t recw_backlog(const rec_writer *w)
 	return __atomic_load_n(&w->hw->ring_head, __ATOMIC_ACQUIRE) - w->pos;
 }
 
+/* Encodes e at the end of the open EVENTS chunk (recfmt.h). */
 static int put_event(rec_writer *w, const seg_event *e)
 {
-	if (w->ev_chunk == SIZE_MAX || w->ev_count == RECW_EV_PER_CHUNK) {
+	if (w->ev_chunk == SIZE_MAX || w->ev_count == RECW_EV_PER_CHUNK || w->len + REC_EV_MAX + 8 > RECW_BUF) {
 		ev_close(w);
-		if (!room(w, 16 + (size_t)RECW_EV_PER_CHUNK * sizeof(rec_event)))
+		if (!room(w, 16 + 4096 * REC_EV_MAX))
 			return -1;
 		w->ev_chunk = w->len;
 		rec_chunk c = { REC_C_EVENTS, 8 };
@@ -385,28 +464,66 @@ static int put_event(rec_writer *w, const seg_event *e)
 		memset(w->buf + w->len + 8, 0, 8);
 		w->len += 16;
 		w->ev_count = 0;
+		w->ev_first = w->events;
+		w->ev_time_us = 0;
+		w->ev_stack = 0;
+		w->ev_tid = 0;
 	}
-	rec_event r = { e->time_ns, e->size, e->stack, e->tid, e->key, e->kind };
-	memcpy(w->buf + w->len, &r, sizeof(r));
-	w->len += sizeof(r);
+	uint64_t pos = w->events, tus = e->time_ns / 1000;
+	int is_free = e->kind == SEG_EV_FREE;
+	uint64_t key = (uint64_t)e->stack << 32 | e->key, apos = 0;
+	int paired = 0;
+	/* The hook frees a block with the stack and size it recorded for it,
+	 * so a free's key finds its allocation with both. */
+	if (is_free)
+		paired = recpairs_take(&w->pairs, key, &apos);
+	else if (recpairs_put(&w->pairs, key, pos)) {
+		fail(w, "out of memory for live allocations", ENOMEM);
+		return -1;
+	}
+	/* A free refers back within the chunk when it can, else says all. */
+	uint64_t x = 0;
+	if (is_free && paired && apos >= w->ev_first)
+		x = pos - apos;
+	else if (!is_free)
+		x = rec_zigzag((int64_t)e->stack - (int64_t)w->ev_stack);
+	int tchg = tus != w->ev_time_us, tidchg = e->tid != w->ev_tid;
+	uint8_t *p = w->buf + w->len;
+	p = rec_put_varint(p, x << 3 | (uint64_t)tchg << 2 | (uint64_t)tidchg << 1 | (uint64_t)is_free);
+	if (tchg)
+		p = rec_put_varint(p, rec_zigzag((int64_t)(tus - w->ev_time_us)));
+	if (tidchg)
+		p = rec_put_varint(p, e->tid);
+	if (!is_free) {
+		p = rec_put_varint(p, e->size);
+		w->ev_stack = e->stack;
+	} else if (!x) {
+		p = rec_put_varint(p, rec_zigzag((int64_t)e->stack - (int64_t)w->ev_stack));
+		p = rec_put_varint(p, e->size);
+		p = rec_put_varint(p, paired ? pos - apos : 0);
+		w->ev_stack = e->stack;
+	}
+	w->ev_time_us = tus;
+	w->ev_tid = e->tid;
+	w->len = (size_t)(p - w->buf);
 	w->ev_count++;
 	w->events++;
 	w->file_events++;
-	if (r.time_ns > w->tmax)
-		w->tmax = r.time_ns;
-	if (r.stack < w->hc.stack_cap) {
+	if (e->time_ns > w->tmax)
+		w->tmax = e->time_ns;
+	if (e->stack < w->hc.stack_cap) {
 		uint64_t o, b;
-		rec_weight(r.size, w->hc.sample_rate, &o, &b);
-		rec_counts *c = &w->cnt[r.stack];
-		if (r.kind == REC_EV_FREE) {
+		rec_weight(e->size, w->hc.sample_rate, &o, &b);
+		rec_counts *c = &w->cnt[e->stack];
+		if (is_free) {
 			c->c.free_objs += o;
 			c->c.free_bytes += b;
 		} else {
 			c->c.alloc_objs += o;
 			c->c.alloc_bytes += b;
 		}
-		if (r.stack >= w->cnt_n)
-			w->cnt_n = (uint64_t)r.stack + 1;
+		if (e->stack >= w->cnt_n)
+			w->cnt_n = (uint64_t)e->stack + 1;
 	}
 	return 0;
 }
@@ -424,6 +541,11 @@ long recw_poll(rec_writer *w)
 	 * what is written, so only a slot's seq says whether it was lapped. */
 	for (; i < head; i++) {
 		const seg_event *e = &ring[i & (cap - 1)];
+		if (head - i > RECW_AHEAD) {   /* a hint only: the slot is read again below */
+			const seg_event *a = &ring[(i + RECW_AHEAD) & (cap - 1)];
+			recpairs_prefetch(&w->pairs, (uint64_t)__atomic_load_n(&a->stack, __ATOMIC_RELAXED) << 32 |
+							     __atomic_load_n(&a->key, __ATOMIC_RELAXED));
+		}
 		uint64_t s1 = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
 		if (s1 != i + 1) {
 			if (s1 > i + 1) {
@@ -479,12 +601,22 @@ long recw_poll(rec_writer *w)
 		g->lost = w->lost - w->lost_said;
 		w->lost_said = w->lost;
 	}
-	if (w->len >= RECW_FLUSH || (n == 0 && w->len > sizeof(rec_file_header))) {
+	/* What buf will take in the file, at the ratio seen so far: a file
+	 * closes near max_size, not a whole buffer past it. */
+	uint64_t est = w->raw_total ? (uint64_t)((double)w->len * (double)w->z_total / (double)w->raw_total) : w->len;
+	int full = w->file_events && w->len && w->file_bytes + est >= w->max_size;
+	int64_t now = seg_now(w);
+	if (n)
+		w->busy_ns = now;
+	/* Few, large frames compress best; a quiet process still gets its
+	 * events onto the disk soon. */
+	if (full || w->len >= RECW_FLUSH ||
+	    (w->len && (now - w->flushed_ns >= RECW_FLUSH_NS || now - w->busy_ns >= RECW_IDLE_NS))) {
 		ev_close(w);
 		if (flush(w))
 			return -1;
 	}
-	if (w->file_events && w->file_bytes + w->len >= w->max_size) {
+	if (w->file_events && (full || w->file_bytes >= w->max_size)) {
 		if (file_close(w))
 			return -1;
 		if (w->seq >= w->max_files) {
@@ -509,8 +641,13 @@ void recw_close(rec_writer *w)
 		close(w->fd);
 	w->fd = -1;
 	hook_unmap(w->buf, RECW_BUF);
+	hook_unmap(w->zbuf, w->zcap);
 	hook_unmap(w->cnt, (size_t)w->hc.stack_cap * sizeof(rec_counts));
 	hook_unmap(w->written, (size_t)(w->hc.stack_cap + 7) / 8);
+	ZSTD_freeCCtx(w->zc);
+	recpairs_free(&w->pairs);
+	w->zc = NULL;
+	w->zbuf = NULL;
 	w->buf = NULL;
 	w->cnt = NULL;
 	w->written = NULL;

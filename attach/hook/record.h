@@ -1,6 +1,8 @@
 /* record.h - the recording writer: drains a segment's event ring into
- * rotating files (core/recfmt.h) with the stacks and modules they need.
- * Allocation-free (mmap'd buffers, plain syscalls): the hook runs it on a
+ * rotating files (core/recfmt.h) with the stacks and modules they need,
+ * events encoded compactly and compressed with zstd on the writer's thread.
+ * Allocation-free (mmap'd buffers, zstd given mmap'd memory, plain
+ * syscalls): the hook runs it on a
  * thread of its own (record_hook.c), mprof-tui --record from outside
  * (record_attach.c). One writer per segment. */
 #ifndef MPROF_RECORD_H
@@ -15,6 +17,32 @@
 #define RECW_DEFAULT_SIZE (100ull << 20)
 #define RECW_DEFAULT_FILES 10
 
+/* Live allocations seen by the writer (record_pairs.c). */
+typedef struct rec_pair {
+	uint64_t key;              /* (stack << 32 | ptr key) + 1; 0: free slot */
+	uint64_t pos;
+} rec_pair;
+typedef struct rec_pairs {
+	rec_pair *e;               /* mmap'd, cap entries */
+	size_t cap, n;
+	unsigned shift;            /* 64 - log2(cap) */
+} rec_pairs;
+static inline size_t recpairs_slot(const rec_pairs *m, uint64_t key)
+{
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> m->shift);   /* Fibonacci hashing: the top bits */
+}
+/* A hint: key is about to be looked up (hides the cache miss). */
+static inline void recpairs_prefetch(const rec_pairs *m, uint64_t key)
+{
+	if (m->cap)
+		__builtin_prefetch(&m->e[recpairs_slot(m, key)]);
+}
+/* Remembers the allocation at pos under key; -1 when out of memory. */
+int recpairs_put(rec_pairs *m, uint64_t key, uint64_t pos);
+/* Removes key's allocation: 1 with its position, 0 if none. */
+int recpairs_take(rec_pairs *m, uint64_t key, uint64_t *pos);
+void recpairs_free(rec_pairs *m);
+
 typedef struct rec_writer {
 	const char *base;          /* the segment, read */
 	seg_header hc;             /* its header as validated: bounds come from here */
@@ -27,10 +55,21 @@ typedef struct rec_writer {
 	int fd;                    /* -1: none (stopped) */
 	uint64_t file_bytes;
 	uint64_t file_events;       /* events in the open file: an empty one is never rotated */
-	uint8_t *buf;              /* mmap'd, RECW_BUF bytes */
+	uint8_t *buf;              /* mmap'd, RECW_BUF bytes: inner chunks waiting to be compressed */
 	size_t len;
+	uint8_t *zbuf;             /* mmap'd, zcap bytes: one compressed ZSTD chunk */
+	size_t zcap;
+	void *zc;                  /* ZSTD_CCtx, on mmap'd memory */
+	int64_t flushed_ns;        /* when buf was last written out */
+	int64_t busy_ns;           /* when a poll last found events */
+	int zlevel;                /* zstd level of the next frame */
+	uint64_t raw_total, z_total;   /* bytes compressed, and what they took */
 	size_t ev_chunk;           /* offset of the open EVENTS chunk in buf, or SIZE_MAX */
 	uint32_t ev_count;
+	uint64_t ev_first;         /* position of the open chunk's first event */
+	uint64_t ev_time_us;       /* the encoder's running state in the open chunk */
+	uint32_t ev_stack, ev_tid;
+	rec_pairs pairs;
 	uint64_t pos;              /* next ring index to read */
 	uint64_t stuck_pos;        /* a slot seen unwritten on the last poll ... */
 	int64_t stuck_since;       /* ... since then (a writer killed mid-write: skipped after 1 s) */

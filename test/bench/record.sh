@@ -1,8 +1,12 @@
 #!/bin/sh
-# record.sh - recording (MPROF_RECORD): CPU cost on the malloc benchmark
-# beside the hook alone; the time to open a large recording and to jump to
-# a moment in it. REC_BENCH_MB (default 1024) sizes the large recording
-# (written to a temporary directory, removed after).
+# record.sh - recordings (MPROF_RECORD): their size beside heaptrack's file
+# of the same run, on the malloc benchmark (2 threads x 1M pairs, as
+# malloc.sh runs it) and on Debian's sqlite3 (200,000 inserts, an index, two
+# queries); the CPU of recording beside the hook alone on the malloc
+# benchmark (median of 3, each pair run back to back); the time to open a
+# large recording and to jump to a moment in it. REC_BENCH_EVENTS (default
+# 20,000,000) sizes the large recording (written to a temporary directory,
+# removed after).
 cd "$(dirname "$0")/../.." || exit 2
 TOP=$(pwd)
 TMP=$(mktemp -d /tmp/mprof-bench.XXXXXX)
@@ -12,41 +16,64 @@ trap 'rm -rf "$TMP"' EXIT
 cc -O2 -g -fno-omit-frame-pointer -o "$TMP/bench" test/progs/bench_malloc.c -lpthread || exit 1
 cc -O2 -g -fno-omit-frame-pointer -o "$TMP/work" test/progs/rec_work.c || exit 1
 
-# cpu CMD...: user+system seconds (best of 3), wall seconds of that run.
-cpu() {
-	best=""
-	for i in 1 2 3; do
-		rm -rf "$TMP/rec"
-		/usr/bin/time -o "$TMP/time" -f '%U %S %e' "$@" > /dev/null 2>&1
-		t=$(tail -1 "$TMP/time" | awk '{ print $1 + $2 }')
-		if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-			best=$t
-			wall=$(tail -1 "$TMP/time" | awk '{ print $3 }')
-		fi
-	done
-	echo "$best $wall"
+sh test/progs/sqlite_work.sh 200000 > "$TMP/work.sql"
+: > "$TMP/init.sql"
+
+size() { du -sb "$1" | cut -f1; }
+events() { ./mprof-tui --info "$1" | sed -n 's/^events \([0-9]*\) \.\. \([0-9]*\).*/\2/p'; }
+verdict() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2fx the size of heaptrack file: %s", a / b, a <= b ? "met" : "NOT met"; else print "heaptrack n/a" }'; }
+ht_size() {
+	rm -f "$TMP"/ht.*
+	heaptrack -o "$TMP/ht" "$@" > /dev/null 2>&1 < "${HT_IN:-/dev/null}"
+	f=$(ls "$TMP"/ht.* 2> /dev/null | head -1)
+	[ -n "$f" ] && size "$f" || echo 0
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+have_ht=0
+command -v heaptrack > /dev/null 2>&1 && have_ht=1
 
-set -- $(cpu "$TMP/bench"); plain=$1
-set -- $(cpu env LD_PRELOAD="$TOP/libmprof.so" "$TMP/bench"); hook=$1 hookw=$2
-set -- $(cpu env LD_PRELOAD="$TOP/libmprof.so" MPROF_RECORD="$TMP/rec" "$TMP/bench"); rec=$1 recw=$2
-set -- $(cpu env LD_PRELOAD="$TOP/libmprof.so" MPROF_RECORD="$TMP/rec" MPROF_SAMPLE=65536 "$TMP/bench"); smp=$1
-bytes=$(du -sb "$TMP/rec" | cut -f1)
-printf 'plain                          %6.2f s CPU\n' "$plain"
-printf 'hook alone                     %6.2f s CPU  %sx plain   (%s s wall)\n' "$hook" "$(ratio "$hook" "$plain")" "$hookw"
-printf 'hook + MPROF_RECORD            %6.2f s CPU  %sx plain, %sx the hook alone   (%s s wall)   target: recording adds little to the hook\n' \
-	"$rec" "$(ratio "$rec" "$plain")" "$(ratio "$rec" "$hook")" "$recw"
-printf 'hook + record + MPROF_SAMPLE=64K %4.2f s CPU  %sx plain\n' "$smp" "$(ratio "$smp" "$plain")"
-rm -rf "$TMP/rec"
-LD_PRELOAD="$TOP/libmprof.so" MPROF_RECORD="$TMP/rec" "$TMP/bench" > /dev/null 2>&1
-./mprof-tui --info "$TMP/rec" | sed -n 's/^waits/recording of the benchmark: waits/p; s/^events/recording of the benchmark: events/p'
-echo "  ($(du -sb "$TMP/rec" | cut -f1) bytes)"
-rm -rf "$TMP/rec"
+LD_PRELOAD="$TOP/libmprof.so" MPROF_RECORD="$TMP/rb" "$TMP/bench" > /dev/null 2>&1
+rb=$(size "$TMP/rb") eb=$(events "$TMP/rb")
+hb=0
+[ $have_ht = 1 ] && hb=$(ht_size "$TMP/bench")
+printf 'malloc benchmark: recording %10d bytes (%s events, %.2f bytes/event), heaptrack %10d bytes   %s   target: at or under heaptrack'"'"'s\n' \
+	"$rb" "$eb" "$(awk -v a="$rb" -v b="$eb" 'BEGIN { print b ? a / b : 0 }')" "$hb" "$(verdict "$rb" "$hb")"
 
-# A large recording: rec_work writes 32 bytes per event, 1.9 events per call.
-mb=${REC_BENCH_MB:-1024}
-n=$(awk -v mb="$mb" 'BEGIN { printf "%d", mb * 1048576 / 32 / 1.9 }')
+if command -v sqlite3 > /dev/null 2>&1; then
+	env HOME="$TMP" TZ=UTC LD_PRELOAD="$TOP/libmprof.so" MPROF_RECORD="$TMP/rs" \
+		sqlite3 -init "$TMP/init.sql" :memory: < "$TMP/work.sql" > /dev/null 2>&1
+	rs=$(size "$TMP/rs") es=$(events "$TMP/rs")
+	hs=0
+	[ $have_ht = 1 ] && hs=$(HOME="$TMP" TZ=UTC HT_IN="$TMP/work.sql" ht_size sqlite3 -init "$TMP/init.sql" :memory:)
+	printf 'sqlite3 workload: recording %10d bytes (%s events, %.3f bytes/event), heaptrack %10d bytes   %s   target: at or under heaptrack'"'"'s\n' \
+		"$rs" "$es" "$(awk -v a="$rs" -v b="$es" 'BEGIN { print b ? a / b : 0 }')" "$hs" "$(verdict "$rs" "$hs")"
+else
+	echo "sqlite3 workload: sqlite3 not installed"
+fi
+
+# CPU: user + system seconds of one run.
+cpu() {
+	/usr/bin/time -o "$TMP/time" -f '%U %S' "$@" > /dev/null 2>&1
+	tail -1 "$TMP/time" | awk '{ print $1 + $2 }'
+}
+: > "$TMP/ratios"
+for i in 1 2 3; do
+	h=$(cpu env LD_PRELOAD="$TOP/libmprof.so" "$TMP/bench")
+	rm -rf "$TMP/rc"
+	r=$(cpu env LD_PRELOAD="$TOP/libmprof.so" MPROF_RECORD="$TMP/rc" "$TMP/bench")
+	echo "$h $r" | awk '{ printf "%.3f %s %s\n", $2 / $1, $1, $2 }' >> "$TMP/ratios"
+done
+set -- $(sort -n "$TMP/ratios" | sed -n 2p)
+printf 'recording CPU: %.2fx the hook alone (median of 3: %s s recording, %s s hook alone; all ratios: %s)   target: at most 1.25x\n' \
+	"$1" "$3" "$2" "$(cut -d' ' -f1 "$TMP/ratios" | tr '\n' ' ')"
+
+set -- $(cpu env LD_PRELOAD="$TOP/libmprof.so" MPROF_RECORD="$TMP/rc" MPROF_SAMPLE=65536 "$TMP/bench")
+printf 'hook + record + MPROF_SAMPLE=64K: %s s CPU (hook alone: %s s)\n' "$1" "$h"
+rm -rf "$TMP/rc"
+
+# A large recording: rec_work makes 1.9 events per call. A jump decodes
+# from the nearest checkpoint (at most max(2^20, 64 x stacks) events back),
+# whatever the size of the recording.
+n=$(awk -v e="${REC_BENCH_EVENTS:-20000000}" 'BEGIN { printf "%d", e / 1.9 }')
 LD_PRELOAD="$TOP/libmprof.so" MPROF_RECORD="$TMP/big" MPROF_RECORD_FILES=1000 "$TMP/work" "$n" 1000 > /dev/null
 printf 'large recording: %s bytes in %s files\n' "$(du -sb "$TMP/big" | cut -f1)" "$(ls "$TMP/big" | wc -l)"
 sync

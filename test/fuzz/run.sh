@@ -31,7 +31,7 @@ for src in test/fuzz/fuzz_*.c; do
 	seeds=$(sed -n 's/.*FUZZ_SEEDS: *//p' "$src" | head -1 | sed 's|test/fuzz/seeds/|build/fuzz/seeds/|g')
 	bin=$out/$name
 	if ! $CLANG -g -O1 -std=c11 -D_GNU_SOURCE -I. -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=undefined -o "$bin" "$src" core/*.c $extra -lz -lpthread -lm $libs \
+		-fno-sanitize-recover=undefined -o "$bin" "$src" core/*.c $extra -lz -lzstd -lpthread -lm $libs \
 		> "$out/$name.build.log" 2>&1; then
 		echo "not ok - fuzz $name: build failed"
 		sed 's/^/#   /' "$out/$name.build.log" | head -20

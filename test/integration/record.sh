@@ -63,9 +63,10 @@ expect_match "record: --temporary is headed as temporaries" "$OUT" "^-+temporary
 run_status "$MPROF" --diff-at start end --top=flat "$TMP/r1"
 expect_match "record: --diff-at is headed as growth" "$OUT" "^-+inuse growth space ranking-+$"
 
-# A known workload recorded into small files, 3 kept: the state at the end
-# is still exact (every file starts with a checkpoint of every stack).
-truth=$(MPROF_RECORD=$TMP/r2 MPROF_RECORD_SIZE=262144 MPROF_RECORD_FILES=3 LD_PRELOAD=$HOOK "$TMP/work" 200000)
+# A known workload recorded into small files (64 KiB compressed: 6 or
+# more), 3 kept: the state at the end is still exact (every file starts with
+# a checkpoint of every stack).
+truth=$(MPROF_RECORD=$TMP/r2 MPROF_RECORD_SIZE=65536 MPROF_RECORD_FILES=3 LD_PRELOAD=$HOOK "$TMP/work" 200000)
 n=$(ls "$TMP/r2" | wc -l)
 expect_eq "rotation: 3 files kept" "$n" 3
 expect_eq "rotation: the first file was deleted" "$(ls "$TMP/r2" | grep -c '\.000001\.rec$')" 0
@@ -106,6 +107,24 @@ if within "$gd" "$ab"; then ok "sample 64 KiB: the dump's alloc bytes $gd within
 MPROF_RECORD=$TMP/r6 LD_PRELOAD=$HOOK "$TMP/work" 50000 > /dev/null
 expect_eq "temporary: work_fn's 45,000 immediate frees" "$(row work_fn --temporary "$TMP/r6" | cut -d' ' -f2)" 45000
 
+# A program nobody here wrote, without symbols for its own code: a
+# recording names unresolved frames as the dump of the same run does
+# (module + offset), and its totals at the end are the dump's.
+if command -v sqlite3 > /dev/null 2>&1; then
+	sh "$TOP/test/progs/sqlite_work.sh" 2000 > "$TMP/sq.sql"
+	: > "$TMP/init.sql"
+	HOME=$TMP TZ=UTC MPROF_RECORD=$TMP/r7 MPROF_OUT=$TMP/sq.pro LD_PRELOAD=$HOOK \
+		sqlite3 -init "$TMP/init.sql" :memory: < "$TMP/sq.sql" > /dev/null
+	"$MPROF" --top=flat --alloc "$TMP/r7" | sed 1d > "$TMP/r7.txt"
+	"$MPROF" --top=flat --alloc "$TMP/sq.pro" > "$TMP/sq.txt"
+	expect_match "sqlite3: the recording names libsqlite3's frames by module + offset" "$(cat "$TMP/r7.txt")" \
+		'libsqlite3\.so\.0\(\+0x[0-9a-f]+\) \[0x[0-9a-f]+\]'
+	expect_eq "sqlite3: no bare address in the recording's table" "$(grep -cE ' 0x[0-9a-f]+$' "$TMP/r7.txt")" 0
+	expect_file_eq "sqlite3: the recording's table at the end is the dump's" "$TMP/r7.txt" "$TMP/sq.txt"
+else
+	ok "sqlite3 # SKIP sqlite3 is not installed (apt-get install sqlite3)"
+fi
+
 # mprof-tui --record DIR --attach PID: a recorder from outside.
 LD_PRELOAD=$HOOK "$TMP/peak" &
 pid=$!
@@ -131,4 +150,9 @@ f=$(ls "$TMP"/r1/*.rec)
 head -c $(( $(stat -c %s "$f") - 100 )) "$f" > "$TMP/cut/$(basename "$f")"
 run_status "$MPROF" --info "$TMP/cut"
 expect_match "bad: a file cut short still opens and says so" "$OUT" 'files cut short 1'
+# A recording of the previous format (32-byte events, before compression).
+run_status "$MPROF" --info "$DATA/recordings/peak-v1.rec"
+expect_eq "bad: a version 1 recording: status 2, nothing on stdout" "$STATUS $OUT" "2 "
+expect_eq "bad: a version 1 recording: one line saying so" "$ERR" \
+	"mprof-tui: $DATA/recordings/peak-v1.rec: offset 8: recording version 1, written by an earlier mprof: this one reads version 2 only"
 exit 0

@@ -70,18 +70,7 @@ if ! cc -shared -fPIC -O2 -o "$COUNT" "$TOP/test/progs/count_allocs.c" -ldl; the
 fi
 
 # The workload: deterministic, fed on stdin.
-awk -v q="'" 'BEGIN {
-	print "CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, grp INTEGER, payload BLOB);"
-	print "BEGIN;"
-	for (i = 1; i <= 20000; i++)
-		printf "INSERT INTO t(name, grp, payload) VALUES (%sname-%d-%s%s, %d, zeroblob(%d));\n",
-			q, i, substr("abcdefghijklmnopqrstuvwxyz", 1, i % 27), q, i % 97, (i * 13) % 200
-	print "COMMIT;"
-	print "CREATE INDEX t_grp ON t(grp, name);"
-	print "SELECT grp, count(*), sum(length(payload)), max(name) FROM t GROUP BY grp ORDER BY 2 DESC, 1 LIMIT 5;"
-	print "SELECT count(*), sum(id) FROM t WHERE name LIKE " q "name-1%" q " AND grp BETWEEN 10 AND 40;"
-	print "SELECT datetime(1700000000, " q "unixepoch" q ", " q "localtime" q ");"
-}' > "$TMP/work.sql"
+sh "$TOP/test/progs/sqlite_work.sh" 20000 localtime > "$TMP/work.sql"
 : > "$TMP/init.sql"
 # sq OUTFILE [VAR=VALUE...]: sqlite3 on the script with those variables.
 sq() {

@@ -1,0 +1,330 @@
+/* test_recording.c - the recording format's decoder (core/recording*.c)
+ * on files built here chunk by chunk: a valid one (counters, peak, a free
+ * that refers back within its chunk and one across chunks, leaks), and
+ * hostile ones: a chunk cut short, a corrupt zstd frame, a bad varint, a
+ * free referring to an allocation that does not exist, a recording of the
+ * previous version (test/data/recordings/peak-v1.rec). Then the writer's
+ * table of live allocations (attach/hook/record_pairs.c) against a plain
+ * array. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "attach/hook/record.h"
+#include "core/recording.h"
+
+typedef struct buf {
+	uint8_t b[1 << 16];
+	size_t n;
+} buf;
+
+static void put(buf *b, const void *p, size_t n)
+{
+	memcpy(b->b + b->n, p, n);
+	b->n += n;
+}
+
+static void put_chunk(buf *b, uint32_t type, const void *p, size_t n)
+{
+	rec_chunk c = { type, (uint32_t)n };
+	put(b, &c, sizeof(c));
+	put(b, p, n);
+}
+
+/* Appends raw (inner chunks) to f as one ZSTD chunk. */
+static void put_zstd(buf *f, const buf *raw)
+{
+	uint8_t z[1 << 16];
+	ZSTD_CCtx *c1 = ZSTD_createCCtx();
+	ZSTD_CCtx_setParameter(c1, ZSTD_c_checksumFlag, 1);   /* as the writer does */
+	size_t n = ZSTD_compress2(c1, z, sizeof(z), raw->b, raw->n);
+	ZSTD_freeCCtx(c1);
+	assert_false(ZSTD_isError(n));
+	rec_chunk c = { REC_C_ZSTD, (uint32_t)(8 + n) };
+	uint32_t hd[2] = { (uint32_t)raw->n, 0 };
+	put(f, &c, 8);
+	put(f, hd, 8);
+	put(f, z, n);
+}
+
+/* An EVENTS chunk from an encoded stream of count events. */
+static void put_events(buf *raw, const buf *stream, uint32_t count)
+{
+	uint8_t p[1 << 12];
+	uint32_t hd[2] = { count, 0 };
+	memcpy(p, hd, 8);
+	memcpy(p + 8, stream->b, stream->n);
+	put_chunk(raw, REC_C_EVENTS, p, 8 + stream->n);
+}
+
+static void ev_alloc(buf *s, int64_t dstack, uint64_t size, uint64_t dt_us)
+{
+	uint8_t t[32], *p = t;
+	p = rec_put_varint(p, rec_zigzag(dstack) << 3 | (dt_us ? 4u : 0u));
+	if (dt_us)
+		p = rec_put_varint(p, rec_zigzag((int64_t)dt_us));
+	p = rec_put_varint(p, size);
+	put(s, t, (size_t)(p - t));
+}
+
+static void ev_free_back(buf *s, uint64_t x)
+{
+	uint8_t t[16];
+	put(s, t, (size_t)(rec_put_varint(t, x << 3 | 1) - t));
+}
+
+static void ev_free_far(buf *s, int64_t dstack, uint64_t size, uint64_t back)
+{
+	uint8_t t[40], *p = t;
+	p = rec_put_varint(p, 1);
+	p = rec_put_varint(p, rec_zigzag(dstack));
+	p = rec_put_varint(p, size);
+	p = rec_put_varint(p, back);
+	put(s, t, (size_t)(p - t));
+}
+
+static char dir[64];
+static size_t first_end;   /* where valid()'s first ZSTD chunk ends */
+
+/* The file's start: header; inner chunks: one stack (id 0), a checkpoint at 0. */
+static void start(buf *f, buf *raw)
+{
+	rec_file_header h = { 0 };
+	memcpy(h.magic, REC_MAGIC, 8);
+	h.version = REC_VERSION;
+	h.header_size = sizeof(h);
+	h.pid = 4242;
+	h.seq = 1;
+	f->n = raw->n = 0;
+	put(f, &h, sizeof(h));
+	uint8_t st[8 + 8 + 16] = { 0 };
+	uint32_t cnt = 1, sd[2] = { 0, 2 };
+	uint64_t pcs[2] = { 0x401000, 0x401100 };
+	memcpy(st, &cnt, 4);
+	memcpy(st + 8, sd, 8);
+	memcpy(st + 16, pcs, 16);
+	put_chunk(raw, REC_C_STACKS, st, sizeof(st));
+	rec_checkpoint ck = { 0 };
+	put_chunk(raw, REC_C_CHECKPOINT, &ck, sizeof(ck));
+}
+
+/* Writes f as the one file of dir and opens it. */
+static recording *open_buf(const buf *f, prof_error *err)
+{
+	char path[128];
+	snprintf(path, sizeof(path), "%s/mprof-4242.000001.rec", dir);
+	FILE *o = fopen(path, "wb");
+	assert_non_null(o);
+	assert_int_equal(fwrite(f->b, 1, f->n, o), f->n);
+	fclose(o);
+	return rec_open(dir, 1, err);
+}
+
+/* A run of two chunks: 3 allocations (100, 200, 300 bytes), the 200 freed
+ * within its chunk; then the 100 freed from the next chunk. */
+static void valid(buf *f)
+{
+	static buf raw, s;
+	start(f, &raw);
+	s.n = 0;
+	ev_alloc(&s, 0, 100, 1000);
+	ev_alloc(&s, 0, 200, 0);
+	ev_alloc(&s, 0, 300, 0);
+	ev_free_back(&s, 2);   /* event 3 frees event 1 */
+	put_events(&raw, &s, 4);
+	put_zstd(f, &raw);
+	first_end = f->n;
+	raw.n = s.n = 0;
+	ev_free_far(&s, 0, 100, 4);   /* event 4 frees event 0 */
+	put_events(&raw, &s, 1);
+	rec_end e = { 5, 2000000 };
+	put_chunk(&raw, REC_C_END, &e, sizeof(e));
+	put_zstd(f, &raw);
+}
+
+/* valid() less its last cut bytes, opened. */
+static recording *open_valid(size_t cut)
+{
+	static buf f;
+	valid(&f);
+	f.n -= cut;
+	prof_error err = { 0 };
+	recording *r = open_buf(&f, &err);
+	assert_non_null(r);
+	return r;
+}
+
+static void test_valid(void **state)
+{
+	(void)state;
+	prof_error err = { 0 };
+	recording *r = open_valid(0);
+	assert_int_equal(r->end_ev, 5);
+	assert_int_equal(r->peak, 600);
+	assert_int_equal(r->peak_ev, 3);
+	assert_int_equal(r->cur_inuse, 300);
+	assert_int_equal(r->p->samples.v[0].c.alloc_objs, 3);
+	assert_int_equal(r->p->samples.v[0].c.free_bytes, 300);
+	rec_seek(r, 2);
+	assert_int_equal(r->cur_inuse, 300);
+	rec_seek(r, 4);
+	assert_int_equal(r->cur_inuse, 400);
+	/* Only the 300 allocated between 0 and 3 is alive at the end. */
+	prof *l = rec_leaks(r, 0, 3, &err);
+	assert_non_null(l);
+	uint64_t b = 0;
+	for (size_t i = 0; i < l->samples.len; i++)
+		b += l->samples.v[i].c.alloc_bytes;
+	assert_int_equal(b, 300);
+	prof_free(l);
+	rec_life *life = rec_lifetimes(r, 2, 0);
+	assert_non_null(life);
+	assert_int_equal(life[0].freed, 2);   /* both frees paired, by position */
+	assert_int_equal(life[0].temp_objs, 1);   /* the 200: one allocation between */
+	free(life);
+	rec_close(r);
+}
+
+static void test_cut_chunk(void **state)
+{
+	(void)state;
+	recording *r = open_valid(5);   /* the second ZSTD chunk cut short: the first still reads */
+	assert_int_equal(r->truncated, 1);
+	assert_int_equal(r->end_ev, 4);
+	assert_int_equal(r->cur_inuse, 400);
+	rec_close(r);
+}
+
+static void expect_refused(const buf *f, const char *what)
+{
+	prof_error err = { 0 };
+	recording *r = open_buf(f, &err);
+	assert_null(r);
+	if (!strstr(err.msg, what) || !strstr(err.msg, "mprof-4242.000001.rec: offset ")) {
+		print_error("message: %s\nwanted: %s\n", err.msg, what);
+		fail();
+	}
+}
+
+static void test_corrupt_zstd(void **state)
+{
+	(void)state;
+	static buf f;
+	valid(&f);
+	f.b[first_end - 1] ^= 0x5a;   /* the first frame's checksum */
+	char want[96];
+	snprintf(want, sizeof(want), "offset %zu: corrupt zstd frame", sizeof(rec_file_header));
+	expect_refused(&f, want);
+	valid(&f);
+	f.b[first_end - 8] ^= 0x01;   /* its data */
+	expect_refused(&f, want);
+}
+
+/* A file whose one chunk holds count events of stream s must be refused. */
+static void refuse_stream(const buf *s, uint32_t count, const char *what)
+{
+	static buf f, raw;
+	start(&f, &raw);
+	put_events(&raw, s, count);
+	put_zstd(&f, &raw);
+	expect_refused(&f, what);
+}
+
+static void test_bad_varint(void **state)
+{
+	(void)state;
+	static buf s;
+	ev_alloc(&s, 0, 100, 1000);
+	for (int i = 0; i < 11; i++) {   /* a tag of 11 bytes, all continued */
+		uint8_t x = 0xff;
+		put(&s, &x, 1);
+	}
+	refuse_stream(&s, 2, "event 1: bad or cut varint");
+}
+
+static void test_free_nowhere(void **state)
+{
+	(void)state;
+	static buf s;
+	ev_alloc(&s, 0, 100, 1000);
+	ev_free_back(&s, 5);   /* 5 events back from event 1: before the chunk */
+	refuse_stream(&s, 2, "event 1: free refers to event 5 back, not an allocation in its chunk");
+	s.n = 0;   /* a free of a free */
+	ev_alloc(&s, 0, 100, 1000);
+	ev_free_back(&s, 1);
+	ev_free_back(&s, 1);
+	refuse_stream(&s, 3, "event 2: free refers to event 1 back, not an allocation in its chunk");
+	s.n = 0;   /* across chunks: before position 0 */
+	ev_alloc(&s, 0, 100, 1000);
+	ev_free_far(&s, 0, 100, 9);
+	refuse_stream(&s, 2, "event 1: free refers to an allocation 9 events back, before the run began");
+}
+
+static void test_old_version(void **state)
+{
+	(void)state;
+	prof_error err = { 0 };
+	recording *r = rec_open("test/data/recordings/peak-v1.rec", 1, &err);
+	assert_null(r);
+	assert_string_equal(err.msg, "test/data/recordings/peak-v1.rec: offset 8: recording version 1, written by an "
+				     "earlier mprof: this one reads version 2 only");
+}
+
+/* The writer's live allocations against a plain array, through growth. */
+static void test_pairs(void **state)
+{
+	(void)state;
+	enum { N = 300000 };
+	uint64_t *pos = calloc(N, sizeof(uint64_t));   /* 0: not live, else pos + 1 */
+	assert_non_null(pos);
+	rec_pairs m = { 0 };
+	srandom(7);
+	size_t live = 0;
+	for (uint64_t step = 1; step < 2000000; step++) {
+		uint64_t k = (uint64_t)random() % N, key = (k % 97) << 32 | (k * 2654435761u & 0xffffffffu), p;
+		if (!pos[k]) {
+			assert_int_equal(recpairs_put(&m, key, step), 0);
+			pos[k] = step + 1;
+			live++;
+		} else if (random() % 3) {
+			assert_int_equal(recpairs_take(&m, key, &p), 1);
+			assert_int_equal(p + 1, pos[k]);
+			assert_int_equal(recpairs_take(&m, key, &p), 0);
+			pos[k] = 0;
+			live--;
+		}
+		assert_int_equal(m.n, live);
+	}
+	recpairs_free(&m);
+	free(pos);
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/mprof-test-rec-%d", (int)getpid());
+	mkdir(dir, 0700);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_valid),
+		cmocka_unit_test(test_cut_chunk),
+		cmocka_unit_test(test_corrupt_zstd),
+		cmocka_unit_test(test_bad_varint),
+		cmocka_unit_test(test_free_nowhere),
+		cmocka_unit_test(test_old_version),
+		cmocka_unit_test(test_pairs),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	char path[128];
+	snprintf(path, sizeof(path), "%s/mprof-4242.000001.rec", dir);
+	unlink(path);
+	rmdir(dir);
+	return rc;
+}
