@@ -412,7 +412,9 @@ static int drain(faults *f)
 					f->st.samples -= sample;   /* left in the ring: read again later */
 					break;
 				}
-				if (f->q_head && f->q_len + len > f->q_cap) {   /* the handled part goes first */
+				/* The handled part goes once it is half the queue: moving
+				 * a large backlog at every append would be quadratic. */
+				if (f->q_len + len > f->q_cap && f->q_head >= f->q_cap / 2) {
 					memmove(f->q, f->q + f->q_head, f->q_len - f->q_head);
 					f->q_len -= f->q_head;
 					f->q_meta -= f->q_head;
