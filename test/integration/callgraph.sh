@@ -180,9 +180,9 @@ expect_eq "unknown extension: usage error, exit 2" "$STATUS:$ERR" \
 run_status "$MPROF" --callgraph="$TMP/no/such/dir/g.svg" "$TMP/base.pro"
 expect_eq "no such directory: one line with the path, exit 1" "$STATUS:$(echo "$ERR" | wc -l)" "1:1"
 expect_match "no such directory: the error names it" "$ERR" "^mprof-tui: $TMP/no/such/dir/g.svg.*No such file or directory$"
-run_status "$MPROF" --callgraph="$TMP/rec.svg" "$DATA/recordings/peak.rec"
+run_status "$MPROF" --callgraph="$TMP/rec.svg" "$DATA/recordings/peak-v2.rec"
 expect_eq "a recording: refused on one line, not the report instead" "$STATUS:$OUT:$ERR:$(ls "$TMP"/rec.* 2> /dev/null)" \
-	"2::mprof-tui: $DATA/recordings/peak.rec: --callgraph and --flamegraph take a profile file, not a recording:"
+	"2::mprof-tui: $DATA/recordings/peak-v2.rec: --callgraph and --flamegraph take a profile file, not a recording:"
 run_status "$MPROF" --callgraph="$TMP/g.dot" "$TMP/graph_app.c"
 expect_match "not a profile: exit 2, one line" "$STATUS:$ERR" "^2:mprof-tui: .*graph_app\\.c"
 
