@@ -165,6 +165,8 @@ seg_header *hook_seg_clone(seg_header *old, uint32_t max_depth, size_t page_size
 	h->dropped_live = old->dropped_live;
 	h->truncated_stacks = old->truncated_stacks;
 	h->unwind = old->unwind;
+	h->sample_rate = old->sample_rate;   /* and the requests seen: the child samples on as the parent did */
+	h->sample = old->sample;
 	stacks_rehash(h);
 	h->state = SEG_STATE_RUNNING;
 	return h;
