@@ -18,6 +18,7 @@
 #include "attach/launch.h"
 #include "attach/listing.h"
 #include "attach/procfs.h"
+#include "attach/sample_ctl.h"
 #include "attach/snapshot.h"
 #include "symbols/sym.h"
 #include "tui/tui.h"
@@ -38,6 +39,7 @@ static const char usage_text[] =
 	"       mprof-tui --attach [PID] [--interval MS]\n"
 	"       mprof-tui --info --attach PID\n"
 	"       mprof-tui --inject PID | --detach PID\n"
+	"       mprof-tui --sample-rate=BYTES|all|off PID\n"
 	"       mprof-tui [--interval MS] -- COMMAND [ARGS...]\n"
 	"\n"
 	"Reads a heap profile and reports where memory is. Formats, detected from\n"
@@ -101,6 +103,10 @@ static const char usage_text[] =
 	"                       history is unknown. --attach PID offers it (y/n)\n"
 	"  --detach PID         stop an injected hook: the program's calls go to\n"
 	"                       its allocator again; its segment stays readable\n"
+	"  --sample-rate=R PID  change what a hooked process records, at once:\n"
+	"                       one allocation per R bytes on average (512K, 1M;\n"
+	"                       counts become unbiased estimates), all, or off\n"
+	"                       (nothing new; frees of recorded blocks still count)\n"
 	"\n"
 	"Recordings (MPROF_RECORD=DIR under the hook, or --record DIR --attach PID):\n"
 	"  mprof-tui DIR        the UI over the whole run: Left/Right move in time,\n"
@@ -163,6 +169,7 @@ typedef struct cli {
 	const char *diff_base, *flame_out, *base_path;
 	const char *snap_pid, *snap_out;
 	const char *inject_pid, *detach_pid;
+	const char *sample_rate;         /* --sample-rate=R */
 	int batch;                       /* a report, not the UI */
 } cli;
 
@@ -185,7 +192,7 @@ static int cli_parse(cli *c, int argc, char **argv)
 	enum { O_TOP = 256, O_ALLOC, O_INUSE, O_OBJECTS, O_FORMAT, O_GRAN, O_INFO,
 	       O_NOSYM, O_ROOT, O_SPATH, O_SDIR, O_SNAPSHOT, O_EXPORT, O_DIFF, O_FLAME,
 	       O_ATTACH, O_INTERVAL, O_BASE, O_INJECT, O_DETACH,
-	       O_RECORD, O_AT, O_DIFF_AT, O_LEAKS, O_TEMP };
+	       O_RECORD, O_AT, O_DIFF_AT, O_LEAKS, O_TEMP, O_SAMPLE_RATE };
 	static const struct option opts[] = {
 		{ "top", required_argument, NULL, O_TOP },
 		{ "alloc", no_argument, NULL, O_ALLOC },
@@ -213,6 +220,7 @@ static int cli_parse(cli *c, int argc, char **argv)
 		{ "diff-at", required_argument, NULL, O_DIFF_AT },
 		{ "leaks", required_argument, NULL, O_LEAKS },
 		{ "temporary", no_argument, NULL, O_TEMP },
+		{ "sample-rate", required_argument, NULL, O_SAMPLE_RATE },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -281,6 +289,7 @@ static int cli_parse(cli *c, int argc, char **argv)
 			*(o == O_DIFF_AT ? &c->rq.diff_to : &c->rq.leak_to) = argv[optind++];
 			break;
 		case O_TEMP: c->rq.temporary = 1; break;
+		case O_SAMPLE_RATE: c->sample_rate = optarg; break;
 		case O_INTERVAL: {
 			char *end;
 			errno = 0;
@@ -485,6 +494,12 @@ static int main_batch(const cli *c, const char *path, int g)
 	}
 	report_opts ro = c->ro;
 	ro.magnitude = c->diff_base != NULL;   /* a diff: the biggest change first */
+	if (f.p->meta.scale > 1 && f.p->meta.scale < 1.8e19) {   /* on stderr: stdout stays the reference's columns */
+		char rate[32];
+		report_rate(rate, sizeof(rate), (uint64_t)f.p->meta.scale);
+		fprintf(stderr, "mprof-tui: note: %s: estimates from sampling (1 allocation per %s on average)\n", path,
+			rate);
+	}
 	if (!rc && (c->top || (c->export_fmt < 0 && !c->flame_out)))   /* else the files were the job */
 		rc = report_top(stdout, &f.a, &f.m, &ro) ? 1 : 0;
 	opened_free(&f, 1);
@@ -577,6 +592,13 @@ int main(int argc, char **argv)
 		return rc;
 	if (c.snap_pid)
 		return snapshot_main(c.snap_pid, c.snap_out);
+	if (c.sample_rate) {
+		if (optind != argc - 1) {
+			fprintf(stderr, "mprof-tui: --sample-rate=R takes one process id\n");
+			return EXIT_BAD;
+		}
+		return sample_ctl_main(c.sample_rate, argv[optind], stdout, stderr);
+	}
 	if (c.inject_pid || c.detach_pid)
 		return inject_main(c.inject_pid ? c.inject_pid : c.detach_pid, !c.inject_pid);
 	/* Live: --attach [PID], or -- COMMAND ARGS (getopt stops at "--"). */
