@@ -1,0 +1,132 @@
+#!/bin/sh
+# hook_sample.sh - sampling (MPROF_SAMPLE, mprof-tui --sample-rate) on
+# programs with known allocations (test/progs/sample_known.c):
+#  - the estimates of each site lie within 4 standard deviations of the
+#    truth.  Each allocation of s bytes is recorded with probability
+#    p = 1 - exp(-s/R), independently (Poisson by bytes), and counts 1/p
+#    objects and s/p bytes, so an estimate's variance is the sum over the
+#    site's allocations of (1-p)/p for objects, s^2 (1-p)/p for bytes
+#    (computed below from the known sizes).  The seed is fixed
+#    (MPROF_SAMPLE_SEED): the run is the same every time, and a biased
+#    estimator fails: one site mixes 1,000,000 blocks of 64 B and 64 of
+#    256 KiB, where scaling its counts by their mean size (as pprof does
+#    for a legacy heap profile) gives about 5,000 objects for 1,000,064;
+#  - frees of sampled blocks always cancel: sites that free all they
+#    allocate show exactly 0 in use, also across realloc between small and
+#    big, memalign, aligned_alloc, posix_memalign, calloc and threads;
+#  - a running process re-rated with --sample-rate: off records nothing,
+#    all records every allocation (exact counts), a rate gives estimates,
+#    and blocks freed under another rate than their allocation's cancel;
+#  - jemalloc and tcmalloc (C and C++) under sampling: MPROF_SAMPLE=1
+#    samples every block with p = 1 - exp(-s) (weight 1 for s >= 1): the
+#    exact leaks; and a churn of every allocation call under 4 KiB
+#    sampling leaves every block intact.
+. "$(dirname "$0")/../lib.sh"
+HOOK=$TOP/libmprof.so
+P=$TOP/test/progs
+CFL="-O1 -g -fno-omit-frame-pointer -pthread"
+cc $CFL -o "$TMP/sk" "$P/sample_known.c" || { not_ok "build sample_known"; exit 0; }
+
+R=65536
+# sigma_of "n:s n:s ...": "objects_sigma bytes_sigma" at rate R.
+sigma_of() {
+	awk -v r=$R -v spec="$1" 'BEGIN {
+		k = split(spec, a, " ")
+		for (i = 1; i <= k; i++) {
+			split(a[i], f, ":"); q = 1 / (exp(f[2] / r) - 1)
+			vo += f[1] * q; vb += f[1] * f[2] * f[2] * q
+		}
+		printf "%.0f %.0f\n", sqrt(vo), sqrt(vb) }'
+}
+# within NAME "GOT_B GOT_O" "WANT_B WANT_O" "SIGMA_O SIGMA_B"
+within() {
+	if awk -v g="$2" -v w="$3" -v s="$4" 'BEGIN { split(g, x); split(w, y); split(s, z)
+		exit !((x[1] - y[1])^2 <= 16 * z[2]^2 && (x[2] - y[2])^2 <= 16 * z[1]^2) }'; then
+		ok "$1: $2 within 4 sigma ($4) of $3"
+	else
+		not_ok "$1" "got (bytes objects): $2" "want: $3, 4 sigma of (objects bytes) $4"
+	fi
+}
+# alloc FILE FUNC: "bytes objects" allocated by FUNC (flat).
+alloc() {
+	"$MPROF" --top=flat --alloc --format=tsv --no-symbols --granularity=address "$1" 2> /dev/null |
+	awk -F '\t' -v f="($2+" 'NR > 1 && index($5, f) { b += $1; o += $2 } END { printf "%.0f %.0f\n", b, o }'
+}
+
+# ---- a sampled run, dumped at exit -------------------------------------------
+MPROF_SAMPLE=$R MPROF_SAMPLE_SEED=7 MPROF_OUT=$TMP/s.pro LD_PRELOAD=$HOOK "$TMP/sk" > "$TMP/out" 2> "$TMP/err"
+expect_eq "sampled run: exit 0, nothing on stderr" "$? $(cat "$TMP/err")" "0 "
+mixed=$(sigma_of "1000000:64 64:262144")
+within "mixed sizes at one site: in use" "$(sumf "$TMP/s.pro" mixed_site flat)" "80777216 1000064" "$mixed"
+within "big blocks: in use" "$(sumf "$TMP/s.pro" big_site flat)" "20000000 200" "$(sigma_of "200:100000")"
+churn=$(awk 'BEGIN { for (i = 0; i < 2000; i++) printf "300:%d ", 1000 + i }')
+within "2 threads' churn: allocated" "$(alloc "$TMP/s.pro" churn_site)" "1199700000 600000" "$(sigma_of "$churn")"
+expect_eq "2 threads' churn: every sampled free found (0 in use)" "$(sumf "$TMP/s.pro" churn_site flat)" "0 0"
+mix=$(awk 'BEGIN { for (i = 0; i < 300; i++) printf "333.33:%d ", 3 * (100 + i)
+	for (i = 0; i < 14; i++) printf "7142.86:%d ", 2 ^ (4 + i)
+	print "100000:2048 100000:4096 100000:300 100000:16 100000:24" }')
+within "calloc, aligned, realloc small <-> big: allocated" "$(alloc "$TMP/s.pro" churn_mix)" "2595403696 700000" "$(sigma_of "$mix")"
+expect_eq "calloc, aligned, realloc small <-> big: 0 in use" "$(sumf "$TMP/s.pro" churn_mix flat)" "0 0"
+run_status "$MPROF" --top=flat "$TMP/s.pro"
+expect_match "a sampled dump's report says it holds estimates, and the rate" "$ERR" "estimates from sampling \(1 allocation per 64 KiB"
+# The same run without sampling: the exact counts the estimates are of.
+MPROF_OUT=$TMP/x.pro LD_PRELOAD=$HOOK "$TMP/sk" > /dev/null 2>&1
+expect_eq "every allocation: the truth, exactly" "$(sumf "$TMP/x.pro" mixed_site flat) $(alloc "$TMP/x.pro" churn_mix)" \
+	"80777216 1000064 2595403696 700000"
+
+# ---- a running process, re-rated -----------------------------------------------
+mkfifo "$TMP/in"
+LD_PRELOAD=$HOOK MPROF_SAMPLE=$R MPROF_SAMPLE_SEED=3 "$TMP/sk" wait < "$TMP/in" > "$TMP/w.out" 2> "$TMP/w.err" &
+WPID=$!
+exec 3> "$TMP/in"
+trap 'exec 3>&-; kill -KILL $WPID 2> /dev/null; rm -rf "$TMP"' EXIT
+n=0
+# step CMD: one command to the program; waits (60 s at most) for its "done".
+step() {
+	n=$((n + 1))
+	echo "$1" >&3
+	_w=0
+	while ! grep -q "^done $n\$" "$TMP/w.out" && [ $_w -lt 1200 ] && kill -0 $WPID 2> /dev/null; do
+		sleep 0.05; _w=$((_w + 1))
+	done
+}
+snap() { "$MPROF" --snapshot "$WPID" -o "$TMP/$1.pro" 2> "$TMP/$1.err"; }
+sleep 0.2
+run_status "$MPROF" --info --attach "$WPID"
+expect_match "--info --attach says the rate" "$OUT" "^recording: 1 sample per 64 KiB$"
+run_status "$MPROF" --sample-rate=off "$WPID"
+expect_match "--sample-rate=off: taken (at the next allocation of an idle process)" "$STATUS $OUT" \
+	"^0 process $WPID: sampling off .*from its next allocation"
+step r
+snap off
+expect_eq "off: nothing recorded" "$(alloc "$TMP/off.pro" mixed_site)" "0 0"
+run_status "$MPROF" --sample-rate=all "$WPID"
+step r
+snap all
+expect_eq "all: every allocation, exactly" "$(alloc "$TMP/all.pro" mixed_site) $(sumf "$TMP/all.pro" mixed_site flat)" \
+	"80777216 1000064 0 0"
+step k
+run_status "$MPROF" --sample-rate=64K "$WPID"
+expect_match "--sample-rate=64K: said" "$STATUS $OUT" "^0 process $WPID: 1 sample per 64 KiB"
+step f
+snap cross
+expect_eq "kept under all, freed at 64 KiB: 0 in use" "$(sumf "$TMP/cross.pro" mixed_site flat)" "0 0"
+expect_match "a snapshot of a sampled process says so" "$(cat "$TMP/cross.err")" \
+	"process $WPID records 1 sample per 64 KiB, rate changed 3 times: .* holds estimates"
+base=$(alloc "$TMP/cross.pro" mixed_site)
+step k
+run_status "$MPROF" --sample-rate=all "$WPID"
+step f
+snap cross2
+expect_eq "kept at 64 KiB, freed under all: 0 in use" "$(sumf "$TMP/cross2.pro" mixed_site flat)" "0 0"
+got=$(alloc "$TMP/cross2.pro" mixed_site)
+within "64 KiB: one phase's estimate" "$(echo "$got $base" | awk '{ printf "%.0f %.0f\n", $1 - $3, $2 - $4 }')" \
+	"80777216 1000064" "$mixed"
+run_status "$MPROF" --sample-rate=12X "$WPID"
+expect_eq "--sample-rate=12X: bad input, exit 2, said" "$STATUS $ERR" \
+	"2 mprof-tui: --sample-rate takes bytes (524288, 512K, 1M; at most 1T), all or off, not '12X'"
+run_status "$MPROF" --sample-rate=512K 999999999
+expect_match "--sample-rate on no such process: exit 2, said" "$STATUS $ERR" "^2 mprof-tui: .*999999999"
+step q
+wait $WPID
+expect_eq "the re-rated program exits 0, nothing on stderr" "$? $(cat "$TMP/w.err")" "0 "
