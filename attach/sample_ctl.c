@@ -65,6 +65,12 @@ void sample_ctl_text(const seg_header *h, char *buf, size_t len)
 		snprintf(buf + n, len - n, ", rate changed %llu time%s", (unsigned long long)ch, ch > 1 ? "s" : "");
 }
 
+static void refused_recording(FILE *err, int pid, const char *was)
+{
+	fprintf(err, "mprof-tui: process %d: refused while a recording runs (it weighs events with the rate it began with); still %s\n",
+		pid, was);
+}
+
 static void sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -96,6 +102,13 @@ int sample_ctl_main(const char *rate_arg, const char *pid_arg, FILE *out, FILE *
 		fprintf(err, "mprof-tui: %s: the hook of process %d is detached: nothing is recorded\n", m.name, pid);
 		goto out;
 	}
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (rate != __atomic_load_n(&h->sample_rate, __ATOMIC_RELAXED) &&
+	    seg_recorder_alive(h, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec)) {   /* the hook would refuse it */
+		refused_recording(err, pid, was);
+		goto out;
+	}
 	__atomic_store_n(&h->sample.want, rate, __ATOMIC_RELAXED);
 	uint64_t seq = __atomic_add_fetch(&h->sample.seq, 1, __ATOMIC_RELEASE);
 	long waited = 0;
@@ -119,8 +132,7 @@ int sample_ctl_main(const char *rate_arg, const char *pid_arg, FILE *out, FILE *
 		rc = 0;
 		break;
 	case SEG_SAMPLE_RECORDING:
-		fprintf(err, "mprof-tui: process %d: refused while a recording runs (it weighs events with the rate it began with); still %s\n",
-			pid, was);
+		refused_recording(err, pid, was);
 		break;
 	case SEG_SAMPLE_TOO_MANY:
 		fprintf(err, "mprof-tui: process %d: refused: it used %d different rates already (pick one of them); still %s\n",

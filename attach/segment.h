@@ -152,6 +152,16 @@ typedef struct seg_header {
 
 #define SEG_MAX_LANES 64
 
+/* A recorder whose heartbeat (rec_beat_ns) is older than this is gone. */
+#define SEG_REC_STALE_NS 1000000000LL
+
+/* 1 while a recorder reads the ring; now: CLOCK_MONOTONIC in ns. */
+static inline int seg_recorder_alive(const seg_header *h, int64_t now)
+{
+	uint64_t beat = __atomic_load_n(&h->rec_beat_ns, __ATOMIC_RELAXED);
+	return beat && now - h->start_mono_ns - (int64_t)beat <= SEG_REC_STALE_NS;
+}
+
 /* The rate a profile of h is to say it shows (prof meta.scale): the one in
  * effect, or with sampling off the last one used; 1 for every allocation. */
 static inline double seg_sample_scale(const seg_header *h)

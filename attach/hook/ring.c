@@ -14,7 +14,6 @@
 
 #define RING_STAGE_NS 10000000
 #define RING_WAIT_MAX_NS 50000000LL     /* the longest a producer waits for the recorder */
-#define RING_BEAT_STALE_NS 1000000000LL /* a recorder silent this long is gone */
 
 struct ring_stage {
 	uint32_t n;
@@ -41,8 +40,7 @@ static int64_t mono_ns(void)
 
 int ring_recorder_alive(const seg_header *h)
 {
-	uint64_t beat = __atomic_load_n(&h->rec_beat_ns, __ATOMIC_RELAXED);
-	return beat && mono_ns() - h->start_mono_ns - (int64_t)beat <= RING_BEAT_STALE_NS;
+	return seg_recorder_alive(h, mono_ns());
 }
 
 /* A recorder is reading (rec_beat_ns recent): wait until slot idx is free,

@@ -130,3 +130,50 @@ expect_match "--sample-rate on no such process: exit 2, said" "$STATUS $ERR" "^2
 step q
 wait $WPID
 expect_eq "the re-rated program exits 0, nothing on stderr" "$? $(cat "$TMP/w.err")" "0 "
+
+# ---- jemalloc and tcmalloc, C and C++ ------------------------------------------
+C_LEAKS="leak_malloc:1000_10 leak_calloc:240_5 leak_realloc:4000_2 leak_memalign:400_2
+leak_posix_memalign:288_3 leak_aligned_alloc:512_2"
+CXX_LEAKS="_Z8leak_newv:320_8 _Z14leak_new_arrayv:400_4 _Z16leak_new_nothrowv:144_6 _Z16leak_new_alignedv:960_4"
+c++ -O1 -g -std=c++17 -fsized-deallocation -fno-omit-frame-pointer -pthread -c -o "$TMP/acx.o" "$P/alloc_check_cxx.cpp" 2> /dev/null
+for a in jemalloc tcmalloc_minimal; do
+	for lang in c cxx; do
+		bin=$TMP/${lang}_$a
+		if [ $lang = c ]; then
+			cc $CFL -o "$bin" "$P/alloc_check.c" -l$a 2> /dev/null
+			leaks=$C_LEAKS; how=flat; prog=alloc_check
+		else
+			c++ -pthread -o "$bin" "$TMP/acx.o" -l$a 2> /dev/null
+			leaks=$CXX_LEAKS; how=cum; prog=alloc_check_cxx
+		fi
+		if [ ! -x "$bin" ]; then
+			not_ok "$lang+$a: cannot build (test/deps.sh installs libjemalloc-dev, libgoogle-perftools-dev)"
+			continue
+		fi
+		# Rate 1: every block is sampled with weight 1 (p = 1 - exp(-s)): exact leaks.
+		timeout 60 env MPROF_SAMPLE=1 MPROF_OUT="$TMP/a.pro" LD_PRELOAD="$HOOK" "$bin" exact > "$TMP/a.out" 2> "$TMP/a.err"
+		expect_eq "$lang+$a, MPROF_SAMPLE=1: exit 0, ok" "$? $(tail -1 "$TMP/a.out") $(head -c 300 "$TMP/a.err")" \
+			"0 $prog: ok "
+		got= want=
+		for l in $leaks; do
+			got="$got ${l%%:*}=$(sumf "$TMP/a.pro" "${l%%:*}" $how 2> /dev/null | tr ' ' _)"
+			want="$want ${l%%:*}=${l#*:}"
+		done
+		expect_eq "$lang+$a, MPROF_SAMPLE=1: every leak exact" "$got" "$want"
+		# 4 KiB: three threads churn every allocation call for a second; every block intact.
+		timeout 60 env MPROF_SAMPLE=4096 LD_PRELOAD="$HOOK" "$bin" run 1 > "$TMP/r.out" 2> "$TMP/r.err"
+		expect_match "$lang+$a, MPROF_SAMPLE=4096: churn, every block intact" "$? $(tail -1 "$TMP/r.out")" "^0 alloc_check(_cxx)?: ok$"
+	done
+done
+
+# ---- a recording runs: the rate stays ------------------------------------------
+MPROF_RECORD=$TMP/rec MPROF_SAMPLE=$R LD_PRELOAD=$HOOK "$TMP/c_jemalloc" run 4 > "$TMP/rec.out" 2> /dev/null &
+RPID=$!
+w=0
+while [ ! -s "$TMP/rec.out" ] && [ $w -lt 200 ]; do sleep 0.05; w=$((w + 1)); done
+sleep 0.5
+run_status "$MPROF" --sample-rate=all "$(head -1 "$TMP/rec.out")"
+expect_match "--sample-rate while a recording runs: refused, exit 1" "$STATUS $ERR" \
+	"^1 mprof-tui: process [0-9]+: refused while a recording runs .*still 1 sample per 64 KiB"
+wait $RPID
+expect_eq "the recorded program exits 0" "$?" 0

@@ -13,7 +13,7 @@
  *
  * A phase, single-threaded unless said:
  *   mixed_site      1,000,000 x malloc(64) and 64 x malloc(256 KiB) from ONE
- *                   call site, all kept: 80,777,216 B, 1,000,064 objects
+ *                   call site (one stack), all kept: 80,777,216 B, 1,000,064 objects
  *   big_site        200 x malloc(100,000), all kept: 20,000,000 B, 200 objects
  *   churn_site      2 threads x 300,000 x malloc(1000 + i % 2000), each freed
  *                   at once: in use 0
@@ -100,19 +100,14 @@ static void *churn_thread(void *arg)
 
 static void phase(int keep_blocks)
 {
-	for (int i = 0; i < 1000000; i++) {
-		void *p = mixed_site(64);
+	/* One call site (one stack) for both sizes: 64 big blocks spread over
+	 * the small ones. */
+	for (int i = 0; i < 1000064; i++) {
+		void *p = mixed_site(i % 15626 ? 64 : 256 * 1024);
 		if (keep_blocks)
 			keep(p);
 		else
 			free(p);
-		if (i % 15625 == 0) {   /* 64 big blocks spread over the small ones */
-			p = mixed_site(256 * 1024);
-			if (keep_blocks)
-				keep(p);
-			else
-				free(p);
-		}
 	}
 	for (int i = 0; i < 200; i++) {
 		void *p = big_site();
