@@ -177,3 +177,34 @@ expect_match "--sample-rate while a recording runs: refused, exit 1" "$STATUS $E
 	"^1 mprof-tui: process [0-9]+: refused while a recording runs .*still 1 sample per 64 KiB"
 wait $RPID
 expect_eq "the recorded program exits 0" "$?" 0
+
+# ---- fork: the child samples on, with its own segment ---------------------------
+cc $CFL -o "$TMP/fork" "$P/hook_fork.c"
+MPROF_SAMPLE=1 MPROF_FORKS=1 MPROF_OUT=$TMP/fork.pro LD_PRELOAD=$HOOK "$TMP/fork" > "$TMP/fork.out"
+cpid=$(sed -n 's/^child //p' "$TMP/fork.out")
+expect_eq "fork under sampling: each side's leak exact in its own dump" \
+	"$(sumf "$TMP/fork.pro" parent_leak flat) $(sumf "$TMP/fork.fork.$cpid.pro" child_leak flat 2> /dev/null)" "1000 2 900 3"
+
+# ---- injected into a running process, then sampled ------------------------------
+# Blocks allocated before the injection (never in the table) and blocks
+# recorded under every-allocation are freed after sampling starts; the
+# program checks every block itself.
+if [ "$(uname -m)" = x86_64 ]; then
+	"$TMP/c_jemalloc" run 6 > "$TMP/inj.out" 2> "$TMP/inj.err" &
+	IPID=$!
+	w=0
+	while [ ! -s "$TMP/inj.out" ] && [ $w -lt 200 ]; do sleep 0.05; w=$((w + 1)); done
+	sleep 0.3
+	run_status "$MPROF" --inject "$IPID"
+	expect_eq "inject: exit status 0" "$STATUS" 0
+	sleep 0.5
+	run_status "$MPROF" --sample-rate=16K "$IPID"
+	expect_match "injected, then --sample-rate=16K: taken" "$STATUS $OUT" "^0 process $IPID: 1 sample per 16 KiB, rate changed 1 time \(was every allocation"
+	sleep 1
+	run_status "$MPROF" --snapshot "$IPID" -o "$TMP/inj.pro"
+	expect_match "injected and sampled: its snapshot says the rate" "$STATUS $ERR" "^0 .*records 1 sample per 16 KiB"
+	run_status "$MPROF" --detach "$IPID"
+	expect_eq "detach: exit status 0" "$STATUS" 0
+	wait $IPID
+	expect_eq "injected, sampled, detached: every block intact, exit 0" "$? $(tail -1 "$TMP/inj.out")" "0 alloc_check: ok"
+fi
