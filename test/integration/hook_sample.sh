@@ -190,7 +190,7 @@ expect_eq "fork under sampling: each side's leak exact in its own dump" \
 # recorded under every-allocation are freed after sampling starts; the
 # program checks every block itself.
 if [ "$(uname -m)" = x86_64 ]; then
-	"$TMP/c_jemalloc" run 6 > "$TMP/inj.out" 2> "$TMP/inj.err" &
+	"$TMP/c_jemalloc" run 60 "$TMP/stop" > "$TMP/inj.out" 2> "$TMP/inj.err" &
 	IPID=$!
 	w=0
 	while [ ! -s "$TMP/inj.out" ] && [ $w -lt 200 ]; do sleep 0.05; w=$((w + 1)); done
@@ -205,6 +205,7 @@ if [ "$(uname -m)" = x86_64 ]; then
 	expect_match "injected and sampled: its snapshot says the rate" "$STATUS $ERR" "^0 .*records 1 sample per 16 KiB"
 	run_status "$MPROF" --detach "$IPID"
 	expect_eq "detach: exit status 0" "$STATUS" 0
+	touch "$TMP/stop"
 	wait $IPID
 	expect_eq "injected, sampled, detached: every block intact, exit 0" "$? $(tail -1 "$TMP/inj.out")" "0 alloc_check: ok"
 fi
