@@ -55,7 +55,7 @@ int follow_open_path(follow *f, const char *path, int pid, prof_error *err)
 		return -1;
 	}
 	f->p->meta.format = PROF_FMT_NATIVE;
-	f->p->meta.scale = f->hc.sample_rate > 1 ? (double)f->hc.sample_rate : 1.0;
+	f->p->meta.scale = seg_sample_scale(f->m.h);
 	f->p->meta.pid = f->hc.pid;
 	size_t cl = strnlen(f->hc.cmdline, sizeof(f->hc.cmdline) - 1);
 	if (cl)
@@ -355,7 +355,7 @@ int follow_sync(follow *f)
 /* ---- the ring ----------------------------------------------------------- */
 
 uint64_t follow_drain_ring(const seg_event *ring, uint64_t cap, uint64_t head, uint64_t *pos,
-			   int64_t *value, timeline *tl, uint64_t *lost)
+			   int64_t *value, timeline *tl, uint64_t *lost, uint64_t rate)
 {
 	uint64_t i = *pos, n = 0, mask = cap - 1;
 	int64_t v = *value;
@@ -390,6 +390,11 @@ uint64_t follow_drain_ring(const seg_event *ring, uint64_t cap, uint64_t head, u
 			b = &tl->b[tl->last % TL_KEEP];
 			bend = (tl->last + 1) * tl->bucket_ns;
 		}
+		if (rate) {   /* sampled: each event stands for 1/p of its kind (heap_weight) */
+			uint64_t o, b;
+			heap_weight((uint64_t)size, rate, &o, &b);
+			size = (int64_t)b;
+		}
 		v += kind == SEG_EV_ALLOC ? size : kind == SEG_EV_FREE ? -size : 0;
 		if (v > b->heap)
 			b->heap = v;
@@ -411,7 +416,18 @@ uint64_t follow_drain(follow *f)
 	uint64_t lost0 = f->lost_events, pos0 = f->ring_pos;
 	int64_t v = f->tl.cur;
 	const seg_event *ring = (const seg_event *)(base_of(f) + f->hc.off[SEG_R_RING]);
-	uint64_t n = follow_drain_ring(ring, f->hc.ring_cap, head, &f->ring_pos, &v, &f->tl, &f->lost_events);
+	/* Events are weighed at the rate in effect now: a change of rate
+	 * (mprof-tui --sample-rate) resets the curve to the counters, which
+	 * weigh each block at its own. */
+	double scale = seg_sample_scale(h);
+	uint64_t rate = __atomic_load_n(&h->sample_rate, __ATOMIC_RELAXED) ? (uint64_t)scale : 0;
+	if (rate != f->rate) {
+		f->rate = rate;
+		f->resync = 1;
+		f->p->meta.scale = scale;
+	}
+	uint64_t n = follow_drain_ring(ring, f->hc.ring_cap, head, &f->ring_pos, &v, &f->tl, &f->lost_events,
+				       rate > 1 ? rate : 0);
 	/* A slot its writer never finished (killed mid-write): skip it once
 	 * the ring has moved well past it. */
 	if (f->ring_pos == pos0 && head - f->ring_pos > f->hc.ring_cap / 2) {

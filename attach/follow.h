@@ -39,6 +39,7 @@ typedef struct follow {
 	uint64_t ring_pos;      /* the next event to read */
 	uint64_t lost_events;   /* overwritten before we read them */
 	int resync;             /* set the timeline's value from the counters */
+	uint64_t rate;          /* the events' sampling rate (0: each is itself) */
 	timeline tl;
 	int64_t inuse_bytes, inuse_objs;   /* from the counters, last sync */
 	int exited;             /* the process is gone (state or /proc) */
@@ -72,10 +73,10 @@ int follow_check_exit(follow *f);
 
 /* The drain loop itself, over any ring (the bench drives it): events
  * [*pos, head) of ring[cap] go into tl as running heap values starting at
- * *value. Events overwritten before being read are skipped and counted in
+ * *value, each weighed as sampled at rate (0: as it is). Events overwritten before being read are skipped and counted in
  * *lost. Stops at an event not yet complete. Returns the events read. */
 uint64_t follow_drain_ring(const seg_event *ring, uint64_t cap, uint64_t head, uint64_t *pos,
-			   int64_t *value, timeline *tl, uint64_t *lost);
+			   int64_t *value, timeline *tl, uint64_t *lost, uint64_t rate);
 
 
 /* RSS of pid from /proc/PID/statm in bytes, or -1. */

@@ -30,7 +30,6 @@
 #include <stdint.h>
 
 #include "core/counts.h"
-#include "core/heap_scale.h"
 
 #define SEG_MAGIC "MPROFSEG"
 #define SEG_VERSION 3
@@ -49,6 +48,34 @@ enum seg_flag {
 				  * history before that is unknown */
 	SEG_FLAG_DETACHED = 2,   /* mprof_detach: the program's calls no longer reach the hook */
 };
+
+/* header.sample_rate and seg_sample.want: 0 every allocation, N one per N
+ * bytes on average, SEG_SAMPLE_OFF none (frees of recorded blocks still count). */
+#define SEG_SAMPLE_OFF UINT64_MAX
+#define SEG_SAMPLE_MAX (1ull << 40)   /* the largest finite rate */
+
+/* seg_sample.result: what the hook made of the last request. */
+enum seg_sample_result {
+	SEG_SAMPLE_DONE = 1,          /* applied (or already in effect) */
+	SEG_SAMPLE_BAD = 2,           /* want is neither 0, 1..SEG_SAMPLE_MAX nor SEG_SAMPLE_OFF */
+	SEG_SAMPLE_RECORDING = 3,     /* refused: a recording weighs events with the rate it began with */
+	SEG_SAMPLE_TOO_MANY = 4,      /* refused: the process used SEG_SAMPLE_RATES rates already */
+};
+#define SEG_SAMPLE_RATES 127
+
+/* Sampling control, on a cache line of its own: every allocation reads seq.
+ * A consumer (mprof-tui --sample-rate) stores want, then adds 1 to seq
+ * (release); the hook applies it at the next allocation of any thread and
+ * stores result, then done = the seq it handled (release). */
+typedef struct seg_sample {
+	uint64_t seq;
+	uint64_t want;
+	uint64_t done;
+	uint64_t result;           /* enum seg_sample_result of the request done */
+	uint64_t changes;          /* rate changes applied since start: > 0, the counters mix rates */
+	uint64_t last;             /* the last finite rate > 1 in effect (0: none): what OFF keeps */
+	uint64_t pad[2];
+} seg_sample;
 
 /* Unwinder in use (header.unwind). */
 enum seg_unwind {
@@ -116,7 +143,8 @@ typedef struct seg_header {
 	uint64_t rec_waits;        /* producer waits for the recorder */
 	uint64_t rec_wait_ns;      /* their total duration */
 	uint64_t rec_wait_max_ns;  /* the longest one */
-	uint64_t sample_rate;      /* MPROF_SAMPLE: mean bytes per sampled allocation; 0: all */
+	uint64_t sample_rate;      /* in effect: mean bytes per sampled allocation; 0 all;
+				    * SEG_SAMPLE_OFF none (MPROF_SAMPLE, then seg_sample requests) */
 	uint64_t alloc_off;        /* the allocator table (seg_allocs) at this offset; 0: none
 				    * (a hook older than the table: this was reserved, zero) */
 	/* The heap window (mprof-tui --window): while it is open the hook marks
@@ -127,11 +155,30 @@ typedef struct seg_header {
 	uint64_t win_off;
 	uint64_t win_state __attribute__((aligned(64)));   /* gen << 1 | open; the consumer writes it */
 	int64_t win_owner;         /* pid of the mprof-tui holding the window, 0 none */
+	seg_sample sample __attribute__((aligned(64)));
 } seg_header;
 
 #define SEG_WIN_OPEN 1ull
 
 #define SEG_MAX_LANES 64
+
+/* A recorder whose heartbeat (rec_beat_ns) is older than this is gone. */
+#define SEG_REC_STALE_NS 1000000000LL
+
+/* 1 while a recorder reads the ring; now: CLOCK_MONOTONIC in ns. */
+static inline int seg_recorder_alive(const seg_header *h, int64_t now)
+{
+	uint64_t beat = __atomic_load_n(&h->rec_beat_ns, __ATOMIC_RELAXED);
+	return beat && now - h->start_mono_ns - (int64_t)beat <= SEG_REC_STALE_NS;
+}
+
+/* The rate a profile of h is to say it shows (prof meta.scale): the one in
+ * effect, or with sampling off the last one used; 1 for every allocation. */
+static inline double seg_sample_scale(const seg_header *h)
+{
+	uint64_t r = h->sample_rate == SEG_SAMPLE_OFF ? h->sample.last : h->sample_rate;
+	return r > 1 && r != SEG_SAMPLE_OFF ? (double)r : 1.0;
+}
 
 enum seg_stack_state {
 	SEG_STACK_EMPTY = 0,       /* id handed out, not written yet */
@@ -170,16 +217,14 @@ static inline void seg_counter_sum(const seg_header *h, const mp_counts *region,
 	}
 }
 
-/* Stack s's counters for the whole program: the lanes summed, then scaled
- * up when the hook sampled (MPROF_SAMPLE), which makes them estimates. */
+/* Stack s's counters for the whole program.  Since version 3 the hook adds
+ * each recorded allocation's own weight (heap_weight: 1 and its size when
+ * every allocation is recorded, unbiased estimates when sampled), so the
+ * lanes' sum is the estimate. */
 static inline void seg_counter_estimate(const seg_header *h, const mp_counts *region, uint64_t s,
 					mp_counts *out)
 {
 	seg_counter_sum(h, region, s, out);
-	if (h->sample_rate > 1) {
-		heap_scale(&out->alloc_objs, &out->alloc_bytes, h->sample_rate);
-		heap_scale(&out->free_objs, &out->free_bytes, h->sample_rate);
-	}
 }
 
 /* Stack s's counters as seg_counter_estimate gives them, when the stack is

@@ -3,7 +3,7 @@
  * count is clamped to its capacity and every index checked before use. */
 #include "attach/segment_read.h"
 #include "attach/hook/hook.h"
-#include "core/heap_scale.h"
+#include "attach/procfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -117,11 +117,12 @@ int seg_allocs_copy(const void *data, size_t len, seg_alloc *out, int cap)
 	return (int)n;
 }
 
-int seg_open_path(seg_map *m, const char *path, seg_header *hc, prof_error *err)
+/* Maps path (writable: for seg_sample requests) after the checks below. */
+static int seg_map_path(seg_map *m, const char *path, seg_header *hc, int writable, prof_error *err)
 {
 	memset(m, 0, sizeof(*m));
 	snprintf(m->name, sizeof(m->name), "%s", path);
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		prof_errorf(err, "%s: %s", path, errno == ENOENT ? "no such segment (is the process running under libmprof.so?)" : strerror(errno));
 		return -1;
@@ -146,7 +147,7 @@ int seg_open_path(seg_map *m, const char *path, seg_header *hc, prof_error *err)
 		close(fd);
 		return -1;
 	}
-	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED) {
 		prof_errorf(err, "%s: cannot map: %s", path, strerror(errno));
@@ -162,6 +163,28 @@ int seg_open_path(seg_map *m, const char *path, seg_header *hc, prof_error *err)
 	m->h = p;
 	m->len = (size_t)st.st_size;
 	return 0;
+}
+
+int seg_open_path(seg_map *m, const char *path, seg_header *hc, prof_error *err)
+{
+	return seg_map_path(m, path, hc, 0, err);
+}
+
+int seg_open_arg(seg_map *m, const char *opt, const char *pid_arg, seg_header *hc, int writable, FILE *err)
+{
+	int pid = proc_pid_arg(pid_arg);
+	if (pid < 0) {
+		fprintf(err, "mprof-tui: %s takes one process id, not '%s'\n", opt, pid_arg);
+		return -1;
+	}
+	char path[64];
+	prof_error e;
+	snprintf(path, sizeof(path), SEG_PATH_FMT, pid);
+	if (seg_map_path(m, path, hc, writable, &e)) {
+		fprintf(err, "mprof-tui: %s\n", e.msg);
+		return -1;
+	}
+	return pid;
 }
 
 int seg_open(seg_map *m, int pid, prof_error *err)
@@ -268,7 +291,7 @@ prof *seg_to_prof(const void *data, size_t len, const char *name, prof_error *er
 	if (!p)
 		goto nomem;
 	p->meta.format = PROF_FMT_NATIVE;
-	p->meta.scale = h->sample_rate > 1 ? (double)h->sample_rate : 1.0;
+	p->meta.scale = seg_sample_scale(live);
 	p->meta.pid = h->pid;
 	p->meta.time = (int64_t)time(NULL);
 	p->meta.unknown_frees = __atomic_load_n(&live->unknown_frees, __ATOMIC_RELAXED);

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "attach/segment.h"
 #include "core/load.h"
@@ -25,6 +26,11 @@ int seg_open(seg_map *m, int pid, prof_error *err);
  * ones to use (the mapping may change under the reader). */
 int seg_open_path(seg_map *m, const char *path, seg_header *hc, prof_error *err);
 void seg_close(seg_map *m);
+/* An option's process id argument (opt names the option in messages) and
+ * its segment, mapped (writable: for the fields a consumer may write,
+ * seg_sample's requests) and checked into hc: the pid, or -1 after one
+ * line on err. */
+int seg_open_arg(seg_map *m, const char *opt, const char *pid_arg, seg_header *hc, int writable, FILE *err);
 
 /* The segment's header pages mapped writable, for what a consumer writes
  * (ring_read and the recorder's beat, the heap window's state); *len gets

@@ -1,6 +1,7 @@
 /* snapshot.c - a live process's current state, from its segment, to a file. */
 #include "attach/snapshot.h"
 #include "attach/procfs.h"
+#include "attach/sample_ctl.h"
 #include "attach/segment_read.h"
 
 #include <errno.h>
@@ -15,9 +16,15 @@ int snapshot_write(int pid, const char *path, prof_error *err)
 	if (seg_open(&m, pid, err))
 		return -1;
 	prof *p = seg_to_prof(m.h, m.len, m.name, err);
+	char smp[200];
+	sample_ctl_text(m.h, smp, sizeof(smp));
+	int sampled = m.h->sample_rate != 0;
 	seg_close(&m);
 	if (!p)
 		return -1;
+	/* The file's header keeps the rate (its scale); the user hears it now. */
+	if (sampled)
+		fprintf(stderr, "mprof-tui: note: process %d records %s: %s holds estimates\n", pid, smp, path);
 	int rc = prof_save(p, path, PROF_FMT_NATIVE, err);
 	prof_free(p);
 	return rc;

@@ -29,6 +29,7 @@
 #include <math.h>
 #include <stdint.h>
 #include "core/counts.h"
+#include "core/heap_scale.h"
 
 #define REC_MAGIC "MPROFREC"
 #define REC_VERSION 2
@@ -152,22 +153,11 @@ typedef struct rec_end {
 	uint64_t time_ns;          /* when the file was closed (the process exited, or rotation) */
 } rec_end;
 
-/* The weight of one sampled allocation of size bytes when allocations are
- * sampled with a mean of one per rate bytes (Poisson by bytes, as tcmalloc
- * and Go do): it was kept with probability p = 1 - exp(-size/rate) and
- * counts 1/p objects and size/p bytes (rounded). rate 0: 1 and size. */
+/* The weight of one sampled allocation (core/heap_scale.h's heap_weight,
+ * which the hook's counters use too). */
 static inline void rec_weight(uint64_t size, uint64_t rate, uint64_t *objs, uint64_t *bytes)
 {
-	if (!rate) {
-		*objs = 1;
-		*bytes = size;
-		return;
-	}
-	double p = -expm1(-(double)(size ? size : 1) / (double)rate);
-	double o = 1.0 / p + 0.5, b = (double)size / p + 0.5;
-	/* Saturate: a hostile rate or size must not overflow the conversion. */
-	*objs = o >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)o;
-	*bytes = b >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)b;
+	heap_weight(size, rate, objs, bytes);
 }
 
 #endif

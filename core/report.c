@@ -220,3 +220,14 @@ int report_info(FILE *out, const prof *p)
 	free(si);
 	return ferror(out) ? -1 : 0;
 }
+
+void report_rate(char *buf, size_t len, uint64_t rate)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int u = 0;
+	while (u < 4 && rate >= 1024 && rate % 1024 == 0) {
+		rate /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%llu %s", (unsigned long long)rate, unit[u]);
+}

@@ -25,5 +25,7 @@ long report_rows(const agg *a, const prof_nodemap *m, const report_opts *o, uint
 /* Sorted exactly as the reference orders rows, with ties broken by name. */
 int report_top(FILE *out, const agg *a, const prof_nodemap *m, const report_opts *o);
 int report_info(FILE *out, const prof *p);
+/* "512 KiB", "1 MiB", "1000 B": a sampling rate (mean bytes per sample). */
+void report_rate(char *buf, size_t len, uint64_t rate);
 
 #endif

@@ -2,6 +2,7 @@
  * segment reader (attach/segment_read.c) validates and copies it. */
 #include "tui/allocs_ui.h"
 #include "attach/procfs.h"
+#include "attach/sample_ctl.h"
 #include "attach/segment_read.h"
 #include "core/path.h"
 
@@ -81,25 +82,19 @@ void allocs_summary(const void *data, size_t len, char *buf, size_t cap)
 
 int allocs_info_main(const char *pid_arg)
 {
-	int pid = proc_pid_arg(pid_arg);
-	if (pid < 0) {
-		fprintf(stderr, "mprof-tui: --info --attach takes one process id, not '%s'\n", pid_arg);
-		return 2;
-	}
 	seg_map m;
 	seg_header hc;
-	prof_error err;
-	char path[64];
-	snprintf(path, sizeof(path), SEG_PATH_FMT, pid);
-	if (seg_open_path(&m, path, &hc, &err)) {
-		fprintf(stderr, "mprof-tui: %s\n", err.msg);
+	int pid = seg_open_arg(&m, "--info --attach", pid_arg, &hc, 0, stderr);
+	if (pid < 0)
 		return 2;
-	}
 	char cmd[sizeof(hc.cmdline)];
 	snprintf(cmd, sizeof(cmd), "%.*s", (int)strnlen(hc.cmdline, sizeof(hc.cmdline) - 1), hc.cmdline);
 	printf("process %d: %s\n", pid, cmd);
 	printf("hook: %s\n", !(hc.flags & SEG_FLAG_LATE) ? "preloaded (LD_PRELOAD)"
 			     : (hc.flags & SEG_FLAG_DETACHED) ? "injected, detached" : "injected");
+	char smp[200];
+	sample_ctl_text(m.h, smp, sizeof(smp));
+	printf("recording: %s\n", smp);
 	printf("allocators:\n");
 	if (!allocs_print(stdout, m.h, m.len, "  ", 0))
 		printf("  (not recorded: the hook in this process predates the allocator table)\n");

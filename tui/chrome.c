@@ -9,6 +9,7 @@
 
 #include "core/diff_marks.h"
 #include "core/names.h"
+#include "core/report.h"
 #include "tui/app.h"
 
 void chrome_init_attrs(app *a)
@@ -246,9 +247,15 @@ static void draw_title(app *a, const screen_ops *ops)
 	fmt(other, sizeof(other), to, !v->objects);
 	/* The mode's state first, the path last: a long one is what gets cut at 80 columns. */
 	const char *state = a->mode && a->mode->title_state ? a->mode->title_state(a) : "";
-	snprintf(line, sizeof(line), " mprof  %.200s%s%s %s  total %s (%s %s)  granularity %s  %s", state,
+	/* Sampled counts are estimates: the title says so, with the rate. */
+	char est[64] = "", rate[32];
+	if (v->p && v->p->meta.scale > 1 && v->p->meta.scale < 1.8e19) {
+		report_rate(rate, sizeof(rate), (uint64_t)v->p->meta.scale);
+		snprintf(est, sizeof(est), "  ESTIMATES (1 sample per %s)", rate);
+	}
+	snprintf(line, sizeof(line), " mprof  %.200s%s%s %s  total %s (%s %s)%s  granularity %s  %s", state,
 		 *state ? "  " : "", v->alloc ? "alloc" : "in use", v->objects ? "objects" : "bytes", total, other,
-		 v->objects ? "bytes" : "objects", v->gran[v->cur_gran].name, v->path);
+		 v->objects ? "bytes" : "objects", est, v->gran[v->cur_gran].name, v->path);
 	put_text(a, 0, 0, a->wd, line, a->attr[ATTR_TITLE], 1);
 
 	char sub[512];

@@ -19,6 +19,7 @@
 #include "attach/follow.h"
 #include "attach/inject.h"
 #include "attach/launch.h"
+#include "attach/sample_ctl.h"
 #include "core/path.h"
 #include "core/snapdiff.h"
 #include "symbols/sym.h"
@@ -147,8 +148,16 @@ static void title_update(app *a)
 		snprintf(d, sizeof(d), "DIFF %s -> %s (%.2f s)", moment_name(lv, lv->from, f, sizeof(f)),
 			 moment_name(lv, lv->to, t, sizeof(t)), dt);
 	}
-	snprintf(lv->state, sizeof(lv->state), "pid %d %s%s%s%s", lv->f.pid, state,
-		 lv->paused && lv->f.exited ? " PAUSED" : "", *d ? "  " : "", d);
+	/* Sampling off, or rates changed (the title's ESTIMATES gives the rate). */
+	char smp[200] = "";
+	const seg_header *h = lv->f.m.h;
+	if (h && (__atomic_load_n(&h->sample_rate, __ATOMIC_RELAXED) == SEG_SAMPLE_OFF ||
+		  __atomic_load_n(&h->sample.changes, __ATOMIC_RELAXED))) {
+		smp[0] = smp[1] = ' ';
+		sample_ctl_text(h, smp + 2, sizeof(smp) - 2);
+	}
+	snprintf(lv->state, sizeof(lv->state), "pid %d %s%s%s%s%s", lv->f.pid, state,
+		 lv->paused && lv->f.exited ? " PAUSED" : "", smp, *d ? "  " : "", d);
 	snprintf(lv->title, sizeof(lv->title), "%s", cmdline(lv));
 	a->v.path = lv->title;
 }

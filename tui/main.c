@@ -20,6 +20,7 @@
 #include "attach/listing.h"
 #include "attach/procfs.h"
 #include "attach/serve.h"
+#include "attach/sample_ctl.h"
 #include "attach/snapshot.h"
 #include "attach/window.h"
 #include "symbols/sym.h"
@@ -46,6 +47,7 @@ static const char usage_text[] =
 	"       mprof-tui --attach [PID] [--interval MS]\n"
 	"       mprof-tui --info --attach PID\n"
 	"       mprof-tui --inject PID | --detach PID\n"
+	"       mprof-tui --sample-rate=BYTES|all|off PID\n"
 	"       mprof-tui [--interval MS] -- COMMAND [ARGS...]\n"
 	"       mprof-tui --faults -o FILE -- COMMAND [ARGS...]\n"
 	"       mprof-tui --faults PID [--duration SECONDS] -o FILE\n"
@@ -137,6 +139,10 @@ static const char usage_text[] =
 	"                       file; without -o: mprof-window-PID.pro, then the UI\n"
 	"                       (or --top's report when stdout is not a terminal).\n"
 	"                       Ctrl-C closes the window early\n"
+	"  --sample-rate=R PID  change what a hooked process records, at once:\n"
+	"                       one allocation per R bytes on average (512K, 1M;\n"
+	"                       counts become unbiased estimates), all, or off\n"
+	"                       (nothing new; frees of recorded blocks still count)\n"
 	"\n"
 	"Recordings (MPROF_RECORD=DIR under the hook, or --record DIR --attach PID):\n"
 	"  mprof-tui DIR        the UI over the whole run: Left/Right move in time,\n"
@@ -215,6 +221,7 @@ typedef struct cli {
 	const char *inject_pid, *detach_pid;
 	int faults;                      /* --faults */
 	double duration;                 /* --duration SECONDS, 0: until it exits */
+	const char *sample_rate;         /* --sample-rate=R */
 	int batch;                       /* a report, not the UI */
 	double window_s;                 /* --window SECONDS; 0 none */
 	int keep;                        /* --keep: a hook loaded for the window stays on */
@@ -241,7 +248,8 @@ static int cli_parse(cli *c, int argc, char **argv)
 	enum { O_TOP = 256, O_ALLOC, O_INUSE, O_OBJECTS, O_FORMAT, O_GRAN, O_INFO,
 	       O_NOSYM, O_ROOT, O_SPATH, O_SDIR, O_SNAPSHOT, O_EXPORT, O_DIFF, O_FLAME, O_GRAPH,
 	       O_ATTACH, O_INTERVAL, O_BASE, O_INJECT, O_DETACH,
-	       O_RECORD, O_AT, O_DIFF_AT, O_LEAKS, O_TEMP, O_SERVE, O_FAULTS, O_DURATION, O_WINDOW, O_KEEP };
+	       O_RECORD, O_AT, O_DIFF_AT, O_LEAKS, O_TEMP, O_SERVE, O_FAULTS, O_DURATION, O_WINDOW, O_KEEP,
+	       O_SAMPLE_RATE };
 	static const struct option opts[] = {
 		{ "top", required_argument, NULL, O_TOP },
 		{ "alloc", no_argument, NULL, O_ALLOC },
@@ -275,6 +283,7 @@ static int cli_parse(cli *c, int argc, char **argv)
 		{ "duration", required_argument, NULL, O_DURATION },
 		{ "window", required_argument, NULL, O_WINDOW },
 		{ "keep", no_argument, NULL, O_KEEP },
+		{ "sample-rate", required_argument, NULL, O_SAMPLE_RATE },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -370,6 +379,7 @@ static int cli_parse(cli *c, int argc, char **argv)
 			}
 			break;
 		case O_KEEP: c->keep = 1; break;
+		case O_SAMPLE_RATE: c->sample_rate = optarg; break;
 		case O_INTERVAL: {
 			char *end;
 			errno = 0;
@@ -615,6 +625,12 @@ static int main_batch(const cli *c, const char *path, int g)
 	}
 	report_opts ro = c->ro;
 	ro.magnitude = c->diff_base != NULL;   /* a diff: the biggest change first */
+	if (f.p->meta.scale > 1 && f.p->meta.scale < 1.8e19) {   /* on stderr: stdout stays the reference's columns */
+		char rate[32];
+		report_rate(rate, sizeof(rate), (uint64_t)f.p->meta.scale);
+		fprintf(stderr, "mprof-tui: note: %s: estimates from sampling (1 allocation per %s on average)\n", path,
+			rate);
+	}
 	if (!rc && (c->top || (c->export_fmt < 0 && !c->flame_out && !c->graph_out)))   /* else the files were the job */
 		rc = report_top(stdout, &f.a, &f.m, &ro) ? 1 : 0;
 	opened_free(&f, 1);
@@ -827,6 +843,13 @@ int main(int argc, char **argv)
 	}
 	if (c.window_s > 0)
 		return main_window(&c, argc, argv);
+	if (c.sample_rate) {
+		if (optind != argc - 1) {
+			fprintf(stderr, "mprof-tui: --sample-rate=R takes one process id\n");
+			return EXIT_BAD;
+		}
+		return sample_ctl_main(c.sample_rate, argv[optind], stdout, stderr);
+	}
 	if (c.inject_pid || c.detach_pid)
 		return inject_main(c.inject_pid ? c.inject_pid : c.detach_pid, !c.inject_pid);
 	/* Live: --attach [PID], or -- COMMAND ARGS (getopt stops at "--"). */

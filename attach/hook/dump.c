@@ -3,7 +3,6 @@
  * writers only read it), so a dump never calls malloc and can run from a
  * signal handler while other threads keep allocating. */
 #include "attach/hook/hook.h"
-#include "core/heap_scale.h"
 #include "core/load.h"
 #include "core/u64map.h"
 
@@ -88,7 +87,7 @@ static int build(seg_header *h, prof *p, dump_mem *dm)
 	p->meta.format = PROF_FMT_NATIVE;
 	p->meta.pid = h->pid;
 	p->meta.time = (int64_t)time(NULL);
-	p->meta.scale = h->sample_rate > 1 ? (double)h->sample_rate : 1.0;
+	p->meta.scale = seg_sample_scale(h);
 	p->meta.dropped = h->dropped_stacks + h->dropped_live;
 	p->meta.unknown_frees = h->unknown_frees;
 	p->meta.unknown_free_bytes = h->unknown_free_bytes;

@@ -4,6 +4,7 @@
  * busy flag makes every nested call (from libunwind, dlsym, a signal
  * handler inside the hook) go straight to the real allocator. */
 #include "attach/hook/hook.h"
+#include "core/heap_scale.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -22,6 +23,7 @@
 
 #define EXPORT __attribute__((visibility("default")))
 #define unlikely(x) __builtin_expect(!!(x), 0)
+#define likely(x) __builtin_expect(!!(x), 1)
 
 seg_header *hook_seg;
 
@@ -61,14 +63,18 @@ static void busy_done(void);
 static void fork_prepare(void)
 {
 	th.busy++;
-	if (hook_seg)
+	if (hook_seg) {
+		sample_lock();   /* before the shard locks, as a rate change takes them */
 		live_lock_all();
+	}
 }
 
 static void fork_parent(void)
 {
-	if (hook_seg)
+	if (hook_seg) {
 		live_unlock_all();
+		sample_unlock();
+	}
 	busy_done();
 }
 
@@ -77,7 +83,10 @@ static void fork_child(void)
 {
 	seg_header *old = hook_seg;
 	uint64_t old_size = seg_size;
-	live_unlock_all();
+	if (old) {
+		live_unlock_all();
+		sample_unlock();
+	}
 	th.tid = 0;
 	th.drops = 0;
 	ring_discard(&th);   /* staged events are the parent's, for its ring */
@@ -90,6 +99,7 @@ static void fork_child(void)
 	if (!h) {
 		hook_seg = NULL;
 		__atomic_store_n(&hook_state, 3, __ATOMIC_RELEASE);
+		sample_attach(NULL);
 		munmap(old, old_size);
 		th.busy--;
 		return;
@@ -102,6 +112,7 @@ static void fork_child(void)
 	if (th.state == 1)
 		th.state = 0;   /* claims a lane of the new segment on its next call */
 	hook_seg = h;
+	sample_attach(h);
 	munmap(old, old_size);
 	memset(th.cache_id, 0, sizeof(th.cache_id));
 	scache_clear(th.sc);
@@ -173,7 +184,7 @@ static void hook_init(void)
 	uint64_t stacks = hook_env_num("MPROF_STACKS", 1 << 18, 1024, 1u << 30);
 	uint64_t ring = 1;
 	const char *rec_dir = getenv("MPROF_RECORD");
-	sample_rate = hook_env_num("MPROF_SAMPLE", 0, 0, 1ull << 40);
+	uint64_t rate = hook_env_num("MPROF_SAMPLE", 0, 0, SEG_SAMPLE_MAX);
 	uint64_t want_ring = hook_env_num("MPROF_RING", rec_dir && *rec_dir ? 1 << 20 : 1 << 16, 1, 1u << 28);
 	while (ring < want_ring)
 		ring *= 2;
@@ -192,7 +203,7 @@ static void hook_init(void)
 		return;
 	}
 	h->unwind = fp ? SEG_UNWIND_FP : SEG_UNWIND_LIBUNWIND;
-	h->sample_rate = sample_rate;
+	sample_init(h, rate);
 	uint64_t lo, hi;
 	if (!modules_self_range((void *)hook_init, &lo, &hi))
 		unwind_set_self(lo, hi);
@@ -279,43 +290,46 @@ static void thread_setup(void)
 	}
 }
 
-/* Adds one object of n bytes to stack id's alloc (free = 0) or free counters. */
-static inline void count(uint32_t id, int freed, uint64_t n)
+/* Adds the block p of n bytes recorded at the rate of index ridx, weighted
+ * (heap_weight_at, dithered by its address: 1 and n when every allocation
+ * is recorded), to stack id's alloc (free = 0) or free counters: its free
+ * takes off what it added.  win: the block is the open heap window's, so
+ * the same goes into the window's counters (shared, atomic). */
+static inline void count(uint32_t id, int freed, uint64_t p, uint64_t n, uint32_t ridx, int win)
 {
+	uint64_t o = 1;
+	if (ridx)
+		heap_weight_at(n, sample_rate_of(ridx), heap_weight_frac(p), &o, &n);
 	if (th.lane && id < lane_cap) {
 		uint64_t *c = freed ? &th.lane[id].free_objs : &th.lane[id].alloc_objs;
-		__atomic_store_n(&c[0], __atomic_load_n(&c[0], __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&c[0], __atomic_load_n(&c[0], __ATOMIC_RELAXED) + o, __ATOMIC_RELAXED);
 		__atomic_store_n(&c[1], __atomic_load_n(&c[1], __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
 	} else {
 		uint64_t *c = freed ? &lane0[id].free_objs : &lane0[id].alloc_objs;
-		__atomic_fetch_add(&c[0], 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&c[0], o, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&c[1], n, __ATOMIC_RELAXED);
 	}
-}
-
-/* The same in the heap window's counters: shared, atomic (only while a
- * window is open, and only for blocks it marked). */
-static inline void win_count(uint32_t id, int freed, uint64_t n)
-{
-	uint64_t *c = freed ? &win_cnt[id].free_objs : &win_cnt[id].alloc_objs;
-	__atomic_fetch_add(&c[0], 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&c[1], n, __ATOMIC_RELAXED);
+	if (win) {
+		uint64_t *c = freed ? &win_cnt[id].free_objs : &win_cnt[id].alloc_objs;
+		__atomic_fetch_add(&c[0], o, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&c[1], n, __ATOMIC_RELAXED);
+	}
 }
 
 /* Calls recorded on a thread before it builds its stack cache: threads
  * that allocate a few times and leave never pay for one. */
 #define SC_WARMUP 64
 
-/* fa: the frame of the interposed function the program called. */
-static void record_alloc(void *p, size_t n, uint64_t fa)
+/* Records the block p of n bytes, which sampling picked; fa: the frame of
+ * the interposed function the program called. */
+static __attribute__((noinline)) void record_alloc(void *p, size_t n, uint64_t fa)
 {
 	seg_header *h = hook_seg;
 	if (unlikely(th.state != 1)) {
 		if (!th.state)
 			thread_setup();
 	}
-	if (sample_rate && !sample_take(&th, n))
-		return;
+	uint32_t ridx = th.sample_ridx;
 	int trunc = 0;
 	uint32_t id = UINT32_MAX;
 	if (th.sc) {
@@ -339,34 +353,57 @@ static void record_alloc(void *p, size_t n, uint64_t fa)
 		__atomic_fetch_add(&h->truncated_stacks, 1, __ATOMIC_RELAXED);
 	if (id == UINT32_MAX)
 		return;
-	int win = live_put((uint64_t)(uintptr_t)p | th.tag, id, n, LIVE_NEW);
+	int win = live_put((uint64_t)(uintptr_t)p | th.tag, id, n, ridx, LIVE_NEW);
 	if (win < 0) {
 		__atomic_fetch_add(&h->dropped_live, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	count(id, 0, n);
-	if (win)
-		win_count(id, 0, n);
+	count(id, 0, (uint64_t)(uintptr_t)p, n, ridx, win);
 	ring_push(h, &th, SEG_EV_ALLOC, id, n, (uint64_t)(uintptr_t)p);
+}
+
+/* The countdown (sample.c): 1 when the allocation of n bytes is to be
+ * recorded.  The common case is a few ns: the thread's own count and one
+ * read of a line nobody writes. */
+static inline int sample_due(uint64_t n)
+{
+	th.sample_left -= (int64_t)(n < (uint64_t)INT64_MAX / 2 ? n : (uint64_t)INT64_MAX / 2);
+	if (likely(th.sample_left > 0 && th.sample_seq == __atomic_load_n(sample_seqp, __ATOMIC_RELAXED)))
+		return 0;
+	return sample_take(&th, n);
+}
+
+static inline void note_alloc(void *p, size_t n, uint64_t fa)
+{
+	if (p && sample_due(n))
+		record_alloc(p, n, fa);
+}
+
+/* A miss in the live table is an unknown free unless sampling ever left
+ * blocks out of it. */
+static inline void unknown_free(seg_header *h)
+{
+	if (!sample_ever)
+		__atomic_fetch_add(&h->unknown_frees, 1, __ATOMIC_RELAXED);
 }
 
 /* 1 when p was in the live table; a miss is an unknown free unless the key is ENTRY_QUIET. */
 static int record_free(void *p)
 {
 	seg_header *h = hook_seg;
-	uint32_t id;
-	uint64_t n;
+	uint32_t id, ridx;
+	uint64_t n, key = (uint64_t)(uintptr_t)p | (th.tag & ~ENTRY_QUIET);
 	int win;
-	if (!live_take((uint64_t)(uintptr_t)p | (th.tag & ~ENTRY_QUIET), &id, &n, &win)) {
-		if (!sample_rate && !(th.tag & ENTRY_QUIET))   /* sampling: most blocks were never in the table */
-			__atomic_fetch_add(&h->unknown_frees, 1, __ATOMIC_RELAXED);
+	if (!live_maybe(key))
+		return 0;   /* sampling never picked it */
+	if (!live_take(key, &id, &n, &ridx, &win)) {
+		if (!(th.tag & ENTRY_QUIET))
+			unknown_free(h);
 		return 0;
 	}
 	if (unlikely(!th.state))
 		thread_setup();
-	count(id, 1, n);
-	if (win)
-		win_count(id, 1, n);
+	count(id, 1, (uint64_t)(uintptr_t)p, n, ridx, win);
 	ring_push(h, &th, SEG_EV_FREE, id, n, (uint64_t)(uintptr_t)p);
 	return 1;
 }
@@ -392,8 +429,9 @@ static inline int hook_enter(void)
 
 hook_resize_t hook_resize_begin(void *p)
 {
-	hook_resize_t r = { p, th.tag, UINT32_MAX, 0, 0, 0 };
-	r.known = p && live_take((uint64_t)(uintptr_t)p | r.key, &r.id, &r.old, &r.win);
+	hook_resize_t r = { p, th.tag, UINT32_MAX, 0, 0, 0, 0 };
+	uint64_t key = (uint64_t)(uintptr_t)p | r.key;
+	r.known = p && live_maybe(key) && live_take(key, &r.id, &r.old, &r.ridx, &r.win);
 	return r;
 }
 
@@ -403,21 +441,18 @@ void hook_resize_end(hook_resize_t *r, void *q, size_t n, int failed, uint64_t f
 	void *p = r->p;
 	if (failed) {
 		if (r->known)
-			live_put((uint64_t)(uintptr_t)p | r->key, r->id, r->old, r->win ? LIVE_NEW : LIVE_PLAIN);
+			live_put((uint64_t)(uintptr_t)p | r->key, r->id, r->old, r->ridx, r->win ? LIVE_NEW : LIVE_PLAIN);
 		return;
 	}
 	if (p && r->known) {
 		if (unlikely(!th.state))
 			thread_setup();
-		count(r->id, 1, r->old);
-		if (r->win)
-			win_count(r->id, 1, r->old);
+		count(r->id, 1, (uint64_t)(uintptr_t)p, r->old, r->ridx, r->win);
 		ring_push(h, &th, SEG_EV_FREE, r->id, r->old, (uint64_t)(uintptr_t)p);
-	} else if (p && !sample_rate) {
-		__atomic_fetch_add(&h->unknown_frees, 1, __ATOMIC_RELAXED);
+	} else if (p) {
+		unknown_free(h);
 	}
-	if (q)
-		record_alloc(q, n, fa);
+	note_alloc(q, n, fa);
 }
 
 /* ---- frees that arrive while the thread is inside the hook ------------- */
@@ -494,7 +529,7 @@ void hook_rekey(uint64_t key)
 
 void hook_note_alloc(void *p, size_t n, uint64_t fa)
 {
-	record_alloc(p, n, fa);
+	note_alloc(p, n, fa);
 }
 
 int hook_note_free(void *p)
@@ -533,8 +568,7 @@ EXPORT void *malloc(size_t n)
 	if (!hook_enter())
 		return real_malloc(n);
 	void *p = real_malloc(n);
-	if (p)
-		record_alloc(p, n, FRAME);
+	note_alloc(p, n, FRAME);
 	hook_leave();
 	return p;
 }
@@ -545,6 +579,10 @@ EXPORT void free(void *p)
 		return;
 	if (NEED_REAL(real_free))
 		return;
+	if (!live_maybe((uint64_t)(uintptr_t)p)) {   /* sampling never picked it: the common case */
+		real_free(p);
+		return;
+	}
 	if (hook_enter()) {
 		/* The allocator reads the block's header next: start that miss
 		 * now, so it overlaps with the live-table lookup. */
@@ -571,8 +609,7 @@ EXPORT void *calloc(size_t n, size_t m)
 	if (!hook_enter())
 		return real_calloc(n, m);
 	void *p = real_calloc(n, m);
-	if (p)
-		record_alloc(p, n * m, FRAME);
+	note_alloc(p, n * m, FRAME);
 	hook_leave();
 	return p;
 }
@@ -637,8 +674,8 @@ static inline __attribute__((always_inline)) int memalign_impl(void **out, size_
 		rc = real_posix_memalign(out, al, n);
 	}
 	if (rec) {
-		if (!rc && *out)
-			record_alloc(*out, n, fa);
+		if (!rc)
+			note_alloc(*out, n, fa);
 		hook_leave();
 	}
 	return rc;
@@ -659,8 +696,7 @@ EXPORT void *aligned_alloc(size_t al, size_t n)
 		int rec = hook_enter();
 		void *p = real_aligned_alloc(al, n);
 		if (rec) {
-			if (p)
-				record_alloc(p, n, FRAME);
+			note_alloc(p, n, FRAME);
 			hook_leave();
 		}
 		return p;

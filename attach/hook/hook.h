@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "attach/segment.h"
+#include "core/hash.h"
 #include "core/v1name.h"
 
 #define HOOK_MAX_DEPTH 256
@@ -52,8 +53,11 @@ typedef struct hook_thread {
 	struct ring_stage *stage; /* events not yet in the ring, or NULL; owned */
 	uint32_t ndefer;   /* blocks freed by signal handlers inside the hook */
 	void *defer[HOOK_DEFER];
-	int64_t sample_left;     /* MPROF_SAMPLE: bytes until the next sampled allocation */
+	int64_t sample_left;     /* bytes until the next sampled allocation (<= 0: every one) */
 	uint64_t sample_rng;     /* its random state (0: not seeded) */
+	uint64_t sample_seq;     /* the segment's sample.seq when the countdown was drawn */
+	uint64_t sample_mean;    /* the rate it was drawn at (0 every allocation, SEG_SAMPLE_OFF none) */
+	uint32_t sample_ridx;    /* that rate's index (live.c keeps it with each block) */
 	uint32_t cache_hash[64]; /* hash -> stack id cache (low bits index) */
 	uint32_t cache_id[64];
 	uint64_t tag;            /* live-table key bits of the allocator being recorded (0: malloc's) */
@@ -89,16 +93,46 @@ uint32_t stacks_intern(seg_header *h, hook_thread *t, const uint64_t *pcs, uint3
 /* Rebuilds HASH from STACKS (after fork copied the segment). */
 void stacks_rehash(seg_header *h);
 
-/* live.c: live pointer table, private to the process (not in the segment). */
+/* live.c: live pointer table, private to the process (not in the segment).
+ * A key is a block's address with its allocator's tag bits (ENTRY_TAG_SHIFT). */
 int live_init(void);
+/* Records key -> (stack, size, index of the sampling rate); mark LIVE_NEW
+ * marks it when the heap window is open (a block the program just
+ * allocated), LIVE_PLAIN never.  -1 if the table is full (or the address
+ * uses the rate index's bits), else 1 when marked, 0 when not. */
 enum { LIVE_PLAIN = 0, LIVE_NEW = 1 };
-/* Records ptr -> (stack, size); mark LIVE_NEW marks it when the heap
- * window is open (a block the program just allocated), LIVE_PLAIN never.
- * -1 if the table is full, else 1 when marked, 0 when not. */
-int live_put(uint64_t ptr, uint32_t stack, uint64_t size, int mark);
-/* Removes ptr; 1 and fills stack, size if it was there, else 0.  *win is
- * set when the block was allocated in the window that is open now. */
-int live_take(uint64_t ptr, uint32_t *stack, uint64_t *size, int *win);
+#define LIVE_RIDX_SHIFT 48
+#define LIVE_RIDX_MASK (0x7full << LIVE_RIDX_SHIFT)
+int live_put(uint64_t key, uint32_t stack, uint64_t size, uint32_t ridx, int mark);
+/* Removes key; 1 and fills stack, size, ridx if it was there, else 0.
+ * *win (win may be NULL) is set when the block was allocated in the window
+ * that is open now. */
+int live_take(uint64_t key, uint32_t *stack, uint64_t *size, uint32_t *ridx, int *win);
+/* The filter of sampled blocks (see live.c): on while sampling, so the
+ * free of a block never recorded returns without touching the table. */
+#define LIVE_SHARDS 256
+#define LIVE_FILT_BITS 1024     /* per shard */
+extern uint64_t live_filt[LIVE_SHARDS * LIVE_FILT_BITS / 64];
+extern int live_filter_on;
+/* Turns the filter on (recounting it under every lock) or off. */
+void live_filter(int on);
+static inline uint64_t live_shard_index(uint64_t key, uint64_t h)
+{
+	return ((hash_mix64(key >> 26) >> 20) & 15) << 4 | (h & 15);
+}
+static inline uint64_t live_filter_bit(uint64_t key, uint64_t h)
+{
+	return live_shard_index(key, h) * LIVE_FILT_BITS + ((h >> 44) & (LIVE_FILT_BITS - 1));
+}
+/* 0 when key is surely not in the table (the filter is on and its bit
+ * clear): a few ns, no lock, no write. */
+static inline int live_maybe(uint64_t key)
+{
+	if (!__atomic_load_n(&live_filter_on, __ATOMIC_ACQUIRE))
+		return 1;
+	uint64_t b = live_filter_bit(key, hash_mix64(key));
+	return (int)(__atomic_load_n(&live_filt[b >> 6], __ATOMIC_ACQUIRE) >> (b & 63)) & 1;
+}
 /* fork: all shard locks taken in the parent, released in both. */
 void live_lock_all(void);
 void live_unlock_all(void);
@@ -112,6 +146,8 @@ void ring_push(seg_header *h, hook_thread *t, uint32_t kind, uint32_t stack, uin
 #define RING_DROP_BATCH 256
 #define RING_STAGE 32
 void ring_flush(seg_header *h, hook_thread *t);
+/* 1 while a recorder reads the ring (its heartbeat rec_beat_ns is recent). */
+int ring_recorder_alive(const seg_header *h);
 /* Forgets the thread's staged events and pending count (fork child). */
 void ring_discard(hook_thread *t);
 /* A thread's staging buffer (mmap'd), and its release. */
@@ -195,10 +231,25 @@ const char *elfsym_at(struct elfsym *e, size_t i, uint64_t *value, uint64_t *siz
 int elfsym_name(struct elfsym *e, char *buf, size_t cap, const char *path, uint64_t addr,
 		uint64_t bias, uint64_t base, uint64_t offset);
 
-/* sample.c: MPROF_SAMPLE. 1 when an allocation of n bytes is to be
- * recorded (each thread counts down an exponential number of bytes). */
+/* sample.c: MPROF_SAMPLE and the segment's seg_sample requests.
+ * sample_rate is the rate in effect (0 every allocation, SEG_SAMPLE_OFF
+ * none); sample_seqp the request counter every allocation compares with
+ * its thread's.  sample_init at start (the segment h, MPROF_SAMPLE);
+ * sample_attach when the segment changes (a forked child's). */
 extern uint64_t sample_rate;
+extern const uint64_t *sample_seqp;
+extern int sample_ever;
+void sample_init(seg_header *h, uint64_t rate);
+void sample_attach(seg_header *h);
+/* The slow path of the countdown, the thread's count already lowered by n
+ * (or a new request): 1 when the allocation is to be recorded, at the
+ * thread's sample_mean. */
 int sample_take(hook_thread *t, uint64_t n);
+/* The rate of an index live.c keeps (0: every allocation, weight 1). */
+uint64_t sample_rate_of(uint32_t ridx);
+/* fork: no rate change half done in the child. */
+void sample_lock(void);
+void sample_unlock(void);
 
 /* record_hook.c: MPROF_RECORD=DIR, a writer thread draining the ring into
  * files. record_start at init (0 or -1 after saying why); record_stop at
@@ -268,6 +319,7 @@ typedef struct hook_resize {
 	uint64_t old;
 	int known;
 	int win;           /* allocated in the open heap window */
+	uint32_t ridx;     /* the index of the rate p was recorded at */
 } hook_resize_t;
 hook_resize_t hook_resize_begin(void *p);
 void hook_resize_end(hook_resize_t *r, void *q, size_t n, int failed, uint64_t fa);

@@ -13,20 +13,33 @@
  * marked (LIVE_WIN in its stack field; stack ids stay below 2^30); each
  * shard remembers the window its marks belong to and clears them under its
  * lock the first time it is used in a later one, so a mark always means
- * "allocated in the current window" without a stop of the whole table. */
+ * "allocated in the current window" without a stop of the whole table.
+ *
+ * An entry's key holds the index of the sampling rate it was recorded at
+ * in bits LIVE_RIDX_SHIFT.. (pointers stay below 2^47), so its free takes
+ * off exactly the weight its allocation added, whatever the rate is now.
+ *
+ * The filter: while sampling, most blocks are never in the table, and a
+ * free must not pay a lock and a cache miss to learn that.  Each shard owns
+ * 1024 bits of live_filt (32 KiB in all, read without a lock, stays in
+ * cache): a bit is set while some entry of the shard hashes to it (a count
+ * per bit, saturating, kept under the shard's lock).  A clear bit means
+ * "not here"; a set one sends the free to the table.  The filter is kept
+ * only while live_filter_on (sampling: full capture looks every free up
+ * anyway); turning it on recounts it under every lock. */
 #include "attach/hook/hook.h"
 #include "core/hash.h"
 
 #include <sched.h>
 #include <string.h>
 
-#define SHARDS 256
+#define SHARDS LIVE_SHARDS
 #define SHARD_INIT 64
 #define BIG_SIZE UINT32_MAX   /* in live_ent.size: look in the big table */
 #define LIVE_WIN 0x80000000u  /* in live_ent.a: allocated while the window was open */
 
 typedef struct live_ent {
-	uint64_t ptr;      /* 0: empty */
+	uint64_t ptr;      /* the key, with the rate index bits; 0: empty */
 	uint32_t a, b;     /* stack and size; in the big table, the size's halves */
 } live_ent;
 
@@ -41,10 +54,37 @@ typedef struct shard {
 static shard shards[SHARDS] __attribute__((aligned(64)));
 static shard big __attribute__((aligned(64)));
 
+uint64_t live_filt[LIVE_SHARDS * LIVE_FILT_BITS / 64] __attribute__((aligned(64)));
+int live_filter_on;
+static uint8_t filt_cnt[LIVE_SHARDS * LIVE_FILT_BITS];   /* entries per bit, 255 sticks */
+static int filt_dirty;   /* some bit was ever set: clear the filter before a recount */
+
 static inline shard *shard_of(uint64_t ptr, uint64_t h)
 {
-	uint64_t r = hash_mix64(ptr >> 26);
-	return &shards[((r >> 20) & 15) << 4 | (h & 15)];
+	return &shards[live_shard_index(ptr, h)];
+}
+
+static inline uint64_t key_of(uint64_t stored)
+{
+	return stored & ~LIVE_RIDX_MASK;
+}
+
+/* Called with s's lock held: one more (d = 1) or one less (-1) entry on the bit of key. */
+static void filt_add(uint64_t key, uint64_t h, int d)
+{
+	if (!__atomic_load_n(&live_filter_on, __ATOMIC_RELAXED))
+		return;
+	uint64_t b = live_filter_bit(key, h);
+	uint8_t c = filt_cnt[b];
+	if (c == 255 || (c == 0 && d < 0))
+		return;   /* saturated: the bit stays set */
+	filt_cnt[b] = (uint8_t)(c + d);
+	filt_dirty = 1;
+	uint64_t *w = &live_filt[b >> 6], m = 1ull << (b & 63);
+	if (c + d == 0)
+		__atomic_store_n(w, __atomic_load_n(w, __ATOMIC_RELAXED) & ~m, __ATOMIC_RELAXED);
+	else if (c == 0)
+		__atomic_store_n(w, __atomic_load_n(w, __ATOMIC_RELAXED) | m, __ATOMIC_RELEASE);
 }
 
 static inline void shard_lock(shard *s)
@@ -81,7 +121,7 @@ int live_init(void)
 
 static void slot_insert(live_ent *tab, uint64_t mask, const live_ent *e)
 {
-	uint64_t i = (hash_mix64(e->ptr) >> 8) & mask;
+	uint64_t i = (hash_mix64(key_of(e->ptr)) >> 8) & mask;
 	while (tab[i].ptr)
 		i = (i + 1) & mask;
 	tab[i] = *e;
@@ -121,12 +161,14 @@ static void shard_regen(shard *s, uint64_t w)
 	s->gen = g;
 }
 
-/* Puts e into s (whose hash of e->ptr is h), replacing an entry with the
- * same pointer (its free went unseen).  mark: LIVE_PLAIN, LIVE_NEW (marked
- * when the window is open), or -1 for the big table (no marks).  Takes the
- * shard's lock.  -1 full, else 1 when marked. */
+/* Puts e into s (whose hash of its key is h), replacing an entry with the
+ * same key (its free went unseen).  mark: LIVE_PLAIN, LIVE_NEW (marked
+ * when the window is open), or -1 for the big table (no marks, no filter:
+ * its keys are in a shard too).  Takes the shard's lock.  -1 full, else 1
+ * when marked. */
 static int shard_put(shard *s, uint64_t h, live_ent *e, int mark)
 {
+	uint64_t key = key_of(e->ptr);
 	shard_lock(s);
 	if ((s->used + 1) * 4 > (s->mask + 1) * 3 && shard_grow(s)) {
 		shard_unlock(s);
@@ -142,18 +184,22 @@ static int shard_put(shard *s, uint64_t h, live_ent *e, int mark)
 		}
 	}
 	uint64_t i = (h >> 8) & s->mask;
-	while (s->tab[i].ptr && s->tab[i].ptr != e->ptr)
+	while (s->tab[i].ptr && key_of(s->tab[i].ptr) != key)
 		i = (i + 1) & s->mask;
-	if (!s->tab[i].ptr)
+	if (!s->tab[i].ptr) {
 		s->used++;
+		if (mark >= 0)
+			filt_add(key, h, 1);
+	}
 	s->tab[i] = *e;
 	shard_unlock(s);
 	return marked;
 }
 
-/* Removes ptr from s into *out; 1 if it was there.  win (NULL for the big
- * table) is set when the entry was put in during the window still open. */
-static int shard_take(shard *s, uint64_t h, uint64_t ptr, live_ent *out, int *win)
+/* Removes key from s into *out; 1 if it was there.  win (NULL for the big
+ * table, which keeps no marks and no filter) is set when the entry was put
+ * in during the window still open. */
+static int shard_take(shard *s, uint64_t h, uint64_t key, live_ent *out, int *win)
 {
 	/* Start the slot's cache miss before the lock (a racy read is fine
 	 * for a prefetch: it never faults). */
@@ -167,7 +213,7 @@ static int shard_take(shard *s, uint64_t h, uint64_t ptr, live_ent *out, int *wi
 	}
 	uint64_t mask = s->mask, i = (h >> 8) & mask;
 	live_ent *tab = s->tab;
-	while (tab[i].ptr && tab[i].ptr != ptr)
+	while (tab[i].ptr && key_of(tab[i].ptr) != key)
 		i = (i + 1) & mask;
 	if (!tab[i].ptr) {
 		shard_unlock(s);
@@ -177,6 +223,7 @@ static int shard_take(shard *s, uint64_t h, uint64_t ptr, live_ent *out, int *wi
 	if (win) {
 		*win &= (out->a & LIVE_WIN) != 0;
 		out->a &= ~LIVE_WIN;
+		filt_add(key, h, -1);
 	}
 	/* Backward-shift deletion keeps probe chains intact without tombstones. */
 	uint64_t j = i;
@@ -186,7 +233,7 @@ static int shard_take(shard *s, uint64_t h, uint64_t ptr, live_ent *out, int *wi
 			j = (j + 1) & mask;
 			if (!tab[j].ptr)
 				goto done;
-			uint64_t home = (hash_mix64(tab[j].ptr) >> 8) & mask;
+			uint64_t home = (hash_mix64(key_of(tab[j].ptr)) >> 8) & mask;
 			/* Move j to i unless its home lies cyclically in (i, j]. */
 			if (i <= j ? (home <= i || home > j) : (home <= i && home > j))
 				break;
@@ -200,32 +247,59 @@ done:
 	return 1;
 }
 
-int live_put(uint64_t ptr, uint32_t stack, uint64_t size, int mark)
+int live_put(uint64_t key, uint32_t stack, uint64_t size, uint32_t ridx, int mark)
 {
-	uint64_t h = hash_mix64(ptr);
-	live_ent e = { .ptr = ptr, .a = stack, .b = size < BIG_SIZE ? (uint32_t)size : BIG_SIZE };
+	if (key & LIVE_RIDX_MASK)
+		return -1;   /* a pointer at 2^48 or above: no room for the rate */
+	uint64_t h = hash_mix64(key);
+	live_ent e = { .ptr = key | (uint64_t)ridx << LIVE_RIDX_SHIFT, .a = stack,
+		       .b = size < BIG_SIZE ? (uint32_t)size : BIG_SIZE };
 	if (size >= BIG_SIZE) {
-		live_ent be = { .ptr = ptr, .a = (uint32_t)size, .b = (uint32_t)(size >> 32) };
+		live_ent be = { .ptr = key, .a = (uint32_t)size, .b = (uint32_t)(size >> 32) };
 		if (shard_put(&big, h, &be, -1) < 0)
 			return -1;
 	}
-	return shard_put(shard_of(ptr, h), h, &e, mark);
+	return shard_put(shard_of(key, h), h, &e, mark);
 }
 
-int live_take(uint64_t ptr, uint32_t *stack, uint64_t *size, int *win)
+int live_take(uint64_t key, uint32_t *stack, uint64_t *size, uint32_t *ridx, int *win)
 {
-	uint64_t h = hash_mix64(ptr);
+	uint64_t h = hash_mix64(key);
 	live_ent e;
-	if (!shard_take(shard_of(ptr, h), h, ptr, &e, win))
+	int w0;
+	if (!shard_take(shard_of(key, h), h, key, &e, win ? win : &w0))
 		return 0;
 	*stack = e.a;
 	*size = e.b;
+	*ridx = (uint32_t)((e.ptr & LIVE_RIDX_MASK) >> LIVE_RIDX_SHIFT);
 	if (e.b == BIG_SIZE) {
 		live_ent be;
-		if (shard_take(&big, h, ptr, &be, NULL))
+		if (shard_take(&big, h, key, &be, NULL))
 			*size = (uint64_t)be.b << 32 | be.a;
 	}
 	return 1;
+}
+
+void live_filter(int on)
+{
+	live_lock_all();
+	if (on && !live_filter_on) {
+		if (filt_dirty) {   /* untouched, the pages need not be faulted in */
+			memset(live_filt, 0, sizeof(live_filt));
+			memset(filt_cnt, 0, sizeof(filt_cnt));
+			filt_dirty = 0;
+		}
+		__atomic_store_n(&live_filter_on, 1, __ATOMIC_RELAXED);   /* filt_add counts from here */
+		for (int i = 0; i < SHARDS; i++)
+			for (uint64_t j = 0; shards[i].used && j <= shards[i].mask; j++)
+				if (shards[i].tab[j].ptr) {
+					uint64_t k = key_of(shards[i].tab[j].ptr);
+					filt_add(k, hash_mix64(k), 1);
+				}
+	}
+	/* Release: a free that sees it on sees the bits counted above. */
+	__atomic_store_n(&live_filter_on, on, __ATOMIC_RELEASE);
+	live_unlock_all();
 }
 
 void live_lock_all(void)

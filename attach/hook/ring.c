@@ -14,7 +14,6 @@
 
 #define RING_STAGE_NS 10000000
 #define RING_WAIT_MAX_NS 50000000LL     /* the longest a producer waits for the recorder */
-#define RING_BEAT_STALE_NS 1000000000LL /* a recorder silent this long is gone */
 
 struct ring_stage {
 	uint32_t n;
@@ -39,17 +38,19 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+int ring_recorder_alive(const seg_header *h)
+{
+	return seg_recorder_alive(h, mono_ns());
+}
+
 /* A recorder is reading (rec_beat_ns recent): wait until slot idx is free,
  * at most RING_WAIT_MAX_NS, and count the wait. Returns 1 if it is free. */
 static int ring_wait(seg_header *h, uint64_t idx)
 {
 	uint64_t cap = h->ring_cap;
-	uint64_t beat = __atomic_load_n(&h->rec_beat_ns, __ATOMIC_RELAXED);
-	if (!beat)
+	if (!ring_recorder_alive(h))
 		return 0;
 	int64_t t0 = mono_ns();
-	if (t0 - h->start_mono_ns - (int64_t)beat > RING_BEAT_STALE_NS)
-		return 0;
 	int64_t now = t0;
 	int free_ = 0;
 	for (unsigned spin = 0;; spin++) {

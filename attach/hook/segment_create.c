@@ -171,6 +171,8 @@ seg_header *hook_seg_clone(seg_header *old, uint32_t max_depth, size_t page_size
 	/* The parent's window is not the child's; its next one gets a new
 	 * number, so marks copied with the live table are cleared then. */
 	h->win_state = old->win_state & ~SEG_WIN_OPEN;
+	h->sample_rate = old->sample_rate;   /* and the requests seen: the child samples on as the parent did */
+	h->sample = old->sample;
 	stacks_rehash(h);
 	h->state = SEG_STATE_RUNNING;
 	return h;

@@ -3,7 +3,7 @@
  * without reading outside, and seg_to_prof on what it accepts must stay
  * inside and produce a profile that writes out.
  * FUZZ_SEEDS: test/data/segments/small.seg test/data/segments/wait.seg
- * FUZZ_EXTRA: attach/segment_read.c attach/hook/elfsym.c attach/hook/mapmem.c
+ * FUZZ_EXTRA: attach/segment_read.c attach/procfs.c attach/hook/elfsym.c attach/hook/mapmem.c
  */
 #include <stdlib.h>
 #include <sys/mman.h>

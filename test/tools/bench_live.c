@@ -42,7 +42,7 @@ static int drain(long total)
 			__atomic_store_n(&e->seq, head + 1, __ATOMIC_RELEASE);
 		}
 		double t0 = now_s();
-		got += follow_drain_ring(ring, cap, head, &pos, &value, &tl, &lost);
+		got += follow_drain_ring(ring, cap, head, &pos, &value, &tl, &lost, 0);
 		spent += now_s() - t0;
 	}
 	printf("ring drain: %llu events in %.3f s = %.1f million events/s (target >= 10 million/s); lost %llu\n",
