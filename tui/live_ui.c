@@ -272,6 +272,19 @@ static int live_tick(app *a)
 				 lv->f.pid, st);
 			redraw = 1;
 		}
+	} else if (lv->final_done && lv->f.child > 0 && lv->f.child_status < 0) {
+		/* The hook marks the exit before the kernel reaps: the status comes later. */
+		follow_check_exit(&lv->f);
+		if (lv->f.child_status >= 0) {
+			char st[64], lead[32];
+			exit_text(lv, st, sizeof(st));
+			int n = snprintf(lead, sizeof(lead), "process %d EXITED", lv->f.pid);
+			if (!strncmp(a->v.status, lead, (size_t)n))
+				snprintf(a->v.status, sizeof(a->v.status),
+					 "process %d %s: final state kept; browse, m snapshot, d diff, w write, q quit",
+					 lv->f.pid, st);
+			redraw = 1;
+		}
 	}
 	title_update(a);
 	return redraw;
@@ -788,6 +801,12 @@ static void child_stop(live_ui *lv)
 static void live_free(app *a)
 {
 	live_ui *lv = LV(a);
+	/* Seen exiting (the hook's mark) but not yet reaped: it is ending, give it a second. */
+	for (int i = 0; i < 100 && lv->f.exited && lv->f.child > 0 && lv->f.child_status < 0; i++) {
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+		follow_check_exit(&lv->f);
+	}
 	if (lv->cmd && lv->ran && lv->f.child_status < 0 && lv->leave) {
 		fprintf(stderr, "mprof-tui: left %s (pid %d) running under the hook; its output is in %s; "
 			"mprof-tui --attach %d follows it again\n", lv->cmd, (int)lv->f.child, lv->out, (int)lv->f.child);
