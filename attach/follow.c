@@ -35,6 +35,21 @@ static void proc_comm(int pid, char *buf, size_t len)
 	file_first_line(path, buf, len);
 }
 
+/* Says we read the ring (ring_beat_ns), then a full fence before the ring
+ * and the counters are read (it pairs with ring.c's).  1 when the last beat
+ * was so long ago that the hook may have left events out. */
+static int follow_beat(follow *f)
+{
+	if (!f->hw)
+		return 0;
+	int64_t now = follow_now_ns(f);
+	int gap = f->beat_ns && now - f->beat_ns > SEG_RING_STALE_NS / 2;
+	__atomic_store_n(&f->hw->ring_beat_ns, (uint64_t)(now > 0 ? now : 1), __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	f->beat_ns = now;
+	return gap;
+}
+
 int follow_open_path(follow *f, const char *path, int pid, prof_error *err)
 {
 	memset(f, 0, sizeof(*f));
@@ -60,6 +75,11 @@ int follow_open_path(follow *f, const char *path, int pid, prof_error *err)
 	size_t cl = strnlen(f->hc.cmdline, sizeof(f->hc.cmdline) - 1);
 	if (cl)
 		f->p->meta.cmdline = prof_str(f->p, f->hc.cmdline, cl);
+	/* The hook writes events only while someone beats (segment.h): a
+	 * segment we may not write gets the counters only. */
+	prof_error ignored;
+	f->hw = seg_map_header_rw(&f->m, &f->hw_len, &ignored);
+	follow_beat(f);
 	f->ring_pos = __atomic_load_n(&f->m.h->ring_head, __ATOMIC_ACQUIRE);
 	f->resync = 1;
 	tl_init(&f->tl, 100 * 1000000LL);
@@ -113,6 +133,8 @@ void follow_close(follow *f)
 	free(f->seg_of);
 	free(f->pending);
 	prof_free(f->p);
+	if (f->hw)   /* the beat is left to go stale: another follower may beat too */
+		munmap(f->hw, f->hw_len);
 	seg_close(&f->m);
 	memset(f, 0, sizeof(*f));
 }
@@ -412,6 +434,12 @@ uint64_t follow_drain_ring(const seg_event *ring, uint64_t cap, uint64_t head, u
 uint64_t follow_drain(follow *f)
 {
 	const seg_header *h = f->m.h;
+	if (!f->exited && follow_beat(f)) {
+		/* Beats stopped for a while (stopped, suspended): events may be
+		 * missing, the counters tell the truth. */
+		f->ring_pos = __atomic_load_n(&h->ring_head, __ATOMIC_ACQUIRE);
+		f->resync = 1;
+	}
 	uint64_t head = __atomic_load_n(&h->ring_head, __ATOMIC_ACQUIRE);
 	uint64_t lost0 = f->lost_events, pos0 = f->ring_pos;
 	int64_t v = f->tl.cur;

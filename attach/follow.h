@@ -36,6 +36,9 @@ typedef struct follow {
 	struct elfsym **es;     /* per module, opened on first use */
 	uint8_t *es_tried;
 	/* The ring and the timeline. */
+	seg_header *hw;         /* the header mapped writable, for ring_beat_ns; NULL: not allowed */
+	size_t hw_len;
+	int64_t beat_ns;        /* our last ring_beat_ns */
 	uint64_t ring_pos;      /* the next event to read */
 	uint64_t lost_events;   /* overwritten before we read them */
 	int resync;             /* set the timeline's value from the counters */

@@ -155,6 +155,11 @@ typedef struct seg_header {
 	uint64_t win_off;
 	uint64_t win_state __attribute__((aligned(64)));   /* gen << 1 | open; the consumer writes it */
 	int64_t win_owner;         /* pid of the mprof-tui holding the window, 0 none */
+	/* A follower (the live screens) writes its last drain here (event clock);
+	 * the hook writes events to the ring only while this or rec_beat_ns is
+	 * recent (SEG_RING_STALE_NS): with nobody reading, the ring costs nothing.
+	 * In the window line's padding: the layout is version 3's. */
+	uint64_t ring_beat_ns;
 	seg_sample sample __attribute__((aligned(64)));
 } seg_header;
 
@@ -164,6 +169,10 @@ typedef struct seg_header {
 
 /* A recorder whose heartbeat (rec_beat_ns) is older than this is gone. */
 #define SEG_REC_STALE_NS 1000000000LL
+
+/* A follower whose ring_beat_ns is older than this is gone: the hook stops
+ * writing events (a follower that comes back reads the counters again). */
+#define SEG_RING_STALE_NS 2000000000LL
 
 /* 1 while a recorder reads the ring; now: CLOCK_MONOTONIC in ns. */
 static inline int seg_recorder_alive(const seg_header *h, int64_t now)

@@ -27,20 +27,31 @@
 
 seg_header *hook_seg;
 
-static HOOK_TLS __thread hook_thread th;
+static HOOK_TLS __thread hook_thread th __attribute__((aligned(64)));
 
-static void *(*real_malloc)(size_t);
-static void (*real_free)(void *);
-static void *(*real_calloc)(size_t, size_t);
-static void *(*real_realloc)(void *, size_t);
-static int (*real_posix_memalign)(void **, size_t, size_t);
-static void *(*real_aligned_alloc)(size_t, size_t);
-static void *(*real_memalign)(size_t, size_t);
+/* What every call reads, in one cache line: the functions forwarded to and
+ * the state (0 not started, 1 starting, 2 recording, 3 passing through). */
+static struct {
+	void *(*malloc)(size_t);
+	void (*free)(void *);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	int (*posix_memalign)(void **, size_t, size_t);
+	void *(*aligned_alloc)(size_t, size_t);
+	void *(*memalign)(size_t, size_t);
+	int state;
+} hot __attribute__((aligned(64)));
+#define real_malloc hot.malloc
+#define real_free hot.free
+#define real_calloc hot.calloc
+#define real_realloc hot.realloc
+#define real_posix_memalign hot.posix_memalign
+#define real_aligned_alloc hot.aligned_alloc
+#define real_memalign hot.memalign
+#define hook_state hot.state
 static size_t (*real_usable)(void *);
 static void hook_init(void);
 
-/* 0 not started, 1 starting, 2 recording, 3 passing through. */
-static int hook_state;
 static int max_depth = 64;
 static size_t page_size = 4096;
 static uint64_t seg_size;
@@ -363,12 +374,12 @@ static __attribute__((noinline)) void record_alloc(void *p, size_t n, uint64_t f
 }
 
 /* The countdown (sample.c): 1 when the allocation of n bytes is to be
- * recorded.  The common case is a few ns: the thread's own count and one
- * read of a line nobody writes. */
+ * recorded.  The common case is a few ns: the thread's own count, in the
+ * cache line of th every call reads. */
 static inline int sample_due(uint64_t n)
 {
 	th.sample_left -= (int64_t)(n < (uint64_t)INT64_MAX / 2 ? n : (uint64_t)INT64_MAX / 2);
-	if (likely(th.sample_left > 0 && th.sample_seq == __atomic_load_n(sample_seqp, __ATOMIC_RELAXED)))
+	if (likely(th.sample_left > 0))
 		return 0;
 	return sample_take(&th, n);
 }
@@ -377,6 +388,17 @@ static inline void note_alloc(void *p, size_t n, uint64_t fa)
 {
 	if (p && sample_due(n))
 		record_alloc(p, n, fa);
+}
+
+/* The common case of malloc and calloc: recording, not nested, and the
+ * countdown (lowered by n here) not run out: the caller goes straight to
+ * the allocator, a tail call with no work of ours after it. */
+static inline int alloc_skip(uint64_t n)
+{
+	if (unlikely(__atomic_load_n(&hook_state, __ATOMIC_ACQUIRE) != 2 || th.busy))
+		return -1;   /* not the common case: the full path */
+	th.sample_left -= (int64_t)(n < (uint64_t)INT64_MAX / 2 ? n : (uint64_t)INT64_MAX / 2);
+	return likely(th.sample_left > 0);
 }
 
 /* A miss in the live table is an unknown free unless sampling ever left
@@ -558,12 +580,30 @@ static void busy_done(void)
 /* Before the next allocator is known, every allocation is from the arena. */
 #define NEED_REAL(fn) (unlikely(!__atomic_load_n(&(fn), __ATOMIC_ACQUIRE)))
 
+/* alloc_skip said 0: the countdown ran out before the call; the call is made
+ * by the caller (busy set), and this finishes it. */
+static inline void alloc_due(void *p, size_t n, uint64_t fa)
+{
+	if (p && sample_take(&th, n))
+		record_alloc(p, n, fa);
+	hook_leave();
+}
+
 EXPORT void *malloc(size_t n)
 {
 	if (NEED_REAL(real_malloc)) {
 		hook_init();
 		if (NEED_REAL(real_malloc))
 			return hook_arena_alloc(n, 16);
+	}
+	int skip = alloc_skip(n);
+	if (likely(skip > 0))
+		return real_malloc(n);
+	if (!skip) {
+		th.busy = 1;
+		void *p = real_malloc(n);
+		alloc_due(p, n, FRAME);
+		return p;
 	}
 	if (!hook_enter())
 		return real_malloc(n);
@@ -605,6 +645,16 @@ EXPORT void *calloc(size_t n, size_t m)
 				return NULL;
 			return hook_arena_alloc(t, 16);   /* static memory is zero */
 		}
+	}
+	size_t t;
+	int skip = __builtin_mul_overflow(n, m, &t) ? -1 : alloc_skip(t);
+	if (likely(skip > 0))
+		return real_calloc(n, m);
+	if (!skip) {
+		th.busy = 1;
+		void *p = real_calloc(n, m);
+		alloc_due(p, t, FRAME);
+		return p;
 	}
 	if (!hook_enter())
 		return real_calloc(n, m);

@@ -42,26 +42,28 @@ struct ring_stage;
 
 /* Per-thread state; zero-initialised TLS. */
 typedef struct hook_thread {
+	/* The fields every call reads, in one cache line (th is aligned to 64). */
 	int busy;          /* inside the hook: nested calls pass straight through */
+	uint32_t ndefer;   /* blocks freed by signal handlers inside the hook */
+	int64_t sample_left;     /* bytes until the next look at sampling (<= 0: every allocation) */
+	int64_t sample_bank;     /* bytes of the countdown drawn but not yet in sample_left */
+	uint64_t tag;            /* live-table key bits of the allocator being recorded (0: malloc's) */
+	uint32_t reached;        /* a nested call's allocator tag + 1 since hook_begin; 0 none */
+	int state;         /* 0 new, 1 set up, 2 exited (shared lane, no cache) */
 	uint32_t tid;
 	uint32_t calls;    /* recorded calls, saturating (stack cache warm-up) */
-	int state;         /* 0 new, 1 set up, 2 exited (shared lane, no cache) */
 	mp_counts *lane; /* this thread's own counter lane, or NULL: lane 0 */
 	uint64_t lane_no;  /* its index (1..), 0 for none */
 	struct scache *sc; /* stack cache, or NULL; owned, unmapped at thread exit */
 	uint32_t drops;    /* ring events overwritten unread, not yet in the header */
 	struct ring_stage *stage; /* events not yet in the ring, or NULL; owned */
-	uint32_t ndefer;   /* blocks freed by signal handlers inside the hook */
 	void *defer[HOOK_DEFER];
-	int64_t sample_left;     /* bytes until the next sampled allocation (<= 0: every one) */
 	uint64_t sample_rng;     /* its random state (0: not seeded) */
 	uint64_t sample_seq;     /* the segment's sample.seq when the countdown was drawn */
 	uint64_t sample_mean;    /* the rate it was drawn at (0 every allocation, SEG_SAMPLE_OFF none) */
 	uint32_t sample_ridx;    /* that rate's index (live.c keeps it with each block) */
 	uint32_t cache_hash[64]; /* hash -> stack id cache (low bits index) */
 	uint32_t cache_id[64];
-	uint64_t tag;            /* live-table key bits of the allocator being recorded (0: malloc's) */
-	uint32_t reached;        /* a nested call's allocator tag + 1 since hook_begin; 0 none */
 } hook_thread;
 
 /* unwind.c: fills pcs (leaf first) with return addresses of the caller of
@@ -233,8 +235,8 @@ int elfsym_name(struct elfsym *e, char *buf, size_t cap, const char *path, uint6
 
 /* sample.c: MPROF_SAMPLE and the segment's seg_sample requests.
  * sample_rate is the rate in effect (0 every allocation, SEG_SAMPLE_OFF
- * none); sample_seqp the request counter every allocation compares with
- * its thread's.  sample_init at start (the segment h, MPROF_SAMPLE);
+ * none); sample_seqp the request counter a thread compares with its own
+ * each time its countdown's slice runs out.  sample_init at start (the segment h, MPROF_SAMPLE);
  * sample_attach when the segment changes (a forked child's). */
 extern uint64_t sample_rate;
 extern const uint64_t *sample_seqp;

@@ -104,19 +104,25 @@ static inline void shard_unlock(shard *s)
 	__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
 }
 
-static int shard_init(shard *s)
+/* Every shard's first table, in one mapping (one mmap at start, not 257);
+ * a shard that grows leaves its slice there. */
+static live_ent *first_tabs;
+
+static void shard_init(shard *s, live_ent *tab)
 {
-	s->tab = hook_map(SHARD_INIT * sizeof(live_ent));
+	s->tab = tab;
 	s->mask = SHARD_INIT - 1;
-	return s->tab ? 0 : -1;
 }
 
 int live_init(void)
 {
+	first_tabs = hook_map((SHARDS + 1) * SHARD_INIT * sizeof(live_ent));
+	if (!first_tabs)
+		return -1;
 	for (int i = 0; i < SHARDS; i++)
-		if (shard_init(&shards[i]))
-			return -1;
-	return shard_init(&big);
+		shard_init(&shards[i], first_tabs + (size_t)i * SHARD_INIT);
+	shard_init(&big, first_tabs + (size_t)SHARDS * SHARD_INIT);
+	return 0;
 }
 
 static void slot_insert(live_ent *tab, uint64_t mask, const live_ent *e)
@@ -136,7 +142,8 @@ static int shard_grow(shard *s)
 	for (uint64_t i = 0; i <= s->mask; i++)
 		if (s->tab[i].ptr)
 			slot_insert(t, n - 1, &s->tab[i]);
-	hook_unmap(s->tab, (s->mask + 1) * sizeof(live_ent));
+	if (s->tab < first_tabs || s->tab >= first_tabs + (SHARDS + 1) * SHARD_INIT)
+		hook_unmap(s->tab, (s->mask + 1) * sizeof(live_ent));
 	s->tab = t;
 	s->mask = n - 1;
 	return 0;

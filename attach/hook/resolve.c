@@ -11,10 +11,22 @@
 
 /* A C++ operator no library in the global scope defines (a C program
  * that dlopened a C++ library locally): its C++ runtime's definition. */
+static int name_loaded(struct dl_phdr_info *info, size_t sz, void *arg)
+{
+	(void)sz;
+	const char *n = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+	n = n ? n + 1 : info->dlpi_name ? info->dlpi_name : "";
+	return !strncmp(n, (const char *)arg, strlen((const char *)arg));
+}
+
 static void *cxx_runtime_sym(const char *name, const void *self)
 {
 	static const char *const libs[] = { "libstdc++.so.6", "libc++.so.1", NULL };
+	static const char *const stems[] = { "libstdc++.so", "libc++.so", NULL };
 	for (int i = 0; libs[i]; i++) {
+		/* dlopen(RTLD_NOLOAD) of a library not loaded still searches the disk for it: look first. */
+		if (!dl_iterate_phdr(name_loaded, (void *)stems[i]))
+			continue;
 		void *h = dlopen(libs[i], RTLD_LAZY | RTLD_NOLOAD);
 		if (!h)
 			continue;

@@ -113,11 +113,29 @@ static void ring_write(seg_header *h, hook_thread *t, const seg_event *ev, uint3
 	}
 }
 
+/* 1 while someone reads the ring: a follower's beat or a recorder's is
+ * recent (ns: the event clock). */
+static inline int ring_listened(const seg_header *h, int64_t ns)
+{
+	uint64_t fb = __atomic_load_n(&h->ring_beat_ns, __ATOMIC_RELAXED);
+	if (fb && ns - (int64_t)fb <= SEG_RING_STALE_NS)
+		return 1;
+	return seg_recorder_alive(h, ns + h->start_mono_ns);
+}
+
 void ring_push(seg_header *h, hook_thread *t, uint32_t kind, uint32_t stack, uint64_t size, uint64_t ptr)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	int64_t ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - h->start_mono_ns;
+	if (!ring_listened(h, ns)) {
+		/* Looks unread: look again after a full fence, which pairs with the
+		 * one a reader makes between its beat and its first look at the
+		 * counters, so an event left out here is in what it reads there. */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (!ring_listened(h, ns))
+			return;
+	}
 	seg_event ev = { .time_ns = ns > 0 ? (uint64_t)ns : 0, .size = size, .stack = stack,
 			 .kind = kind, .tid = t->tid, .key = (uint32_t)(ptr >> 4) };
 	struct ring_stage *s = t->stage;

@@ -9,9 +9,10 @@
  * inline countdown in hook.c (sample_due): no shared write, no atomics.
  *
  * The rate can change while the process runs: a consumer writes the
- * segment's seg_sample (mprof-tui --sample-rate); every allocation compares
- * the request counter with the one its thread saw, and the first thread to
- * see a new one applies it.  Blocks keep the index of the rate they were
+ * segment's seg_sample (mprof-tui --sample-rate); a thread compares the
+ * request counter with the one it saw whenever its countdown, fed in slices
+ * of SAMPLE_SLICE bytes, runs out, and the first thread to see a new one
+ * applies it.  Blocks keep the index of the rate they were
  * recorded at (live.c), so a free takes off exactly what its allocation
  * added. */
 #include "attach/hook/hook.h"
@@ -164,6 +165,17 @@ static void sample_sync(hook_thread *t)
 	}
 }
 
+/* The countdown goes into sample_left a slice at a time, so a thread looks
+ * at the segment's requests once per slice it allocates, never on the
+ * common path. */
+#define SAMPLE_SLICE 65536
+
+static void countdown_set(hook_thread *t, int64_t left)
+{
+	t->sample_left = left < SAMPLE_SLICE ? left : SAMPLE_SLICE;
+	t->sample_bank = left - t->sample_left;
+}
+
 int sample_take(hook_thread *t, uint64_t n)
 {
 	if (t->sample_seq != __atomic_load_n(sample_seqp, __ATOMIC_RELAXED) || !t->sample_rng) {
@@ -172,20 +184,29 @@ int sample_take(hook_thread *t, uint64_t n)
 		sample_sync(t);
 		uint64_t r = t->sample_mean;
 		if (r && r != SEG_SAMPLE_OFF) {
-			t->sample_left = draw(t, r) - (int64_t)n;
-			if (t->sample_left > 0)
+			int64_t left = draw(t, r) - (int64_t)n;
+			if (left > 0) {
+				countdown_set(t, left);
 				return 0;
+			}
+		}
+	} else if (t->sample_bank > 0) {
+		/* A slice ran out, not the countdown (sample_left <= 0 holds the overshoot). */
+		int64_t left = t->sample_bank + t->sample_left;
+		if (left > 0) {
+			countdown_set(t, left);
+			return 0;
 		}
 	}
 	uint64_t r = t->sample_mean;
 	if (!r) {
-		t->sample_left = 0;   /* every allocation: each takes this path */
+		countdown_set(t, 0);   /* every allocation: each takes this path */
 		return 1;
 	}
 	if (r == SEG_SAMPLE_OFF) {
-		t->sample_left = INT64_MAX / 2;
+		countdown_set(t, SAMPLE_SLICE);   /* none, but requests are still looked at */
 		return 0;
 	}
-	t->sample_left = draw(t, r);
+	countdown_set(t, draw(t, r));
 	return 1;
 }

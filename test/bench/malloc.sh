@@ -3,8 +3,9 @@
 # 1,000,000 malloc/free each, 16 B - 4 KiB, ~20 frames deep, 10,000 live
 # blocks per thread), as ratios to the plain run: first plain, sampled at
 # 512 KiB (MPROF_SAMPLE=524288, jemalloc's default rate) and full capture
-# run back to back, RUNS times (default 7), medians (the machine may be
-# shared: interleaving puts the same load on each); then frame pointers,
+# run back to back, RUNS rounds (default 11); each round's ratio, and the
+# median of those (the machine may be shared: a round puts the same load on
+# each of its runs); then frame pointers,
 # heaptrack's ratio; then the same benchmark on jemalloc, dynamic
 # (-ljemalloc, interposed) and static with its API renamed je_* (skynet's
 # way: hooked at its entry points), each beside its own plain run.
@@ -25,29 +26,36 @@ cpu() {
 	done
 	echo "$best"
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "n/a" }'; }
 
-# once CMD...: user+system seconds of one run of CMD.
+# once CMD...: user+system seconds of one run of CMD, to the microsecond.
+cc -O2 -o "$TMP/cputime" test/tools/cputime.c || exit 1
 once() {
-	/usr/bin/time -o "$TMP/time" -f '%U %S' "$@" > /dev/null 2>&1
-	tail -1 "$TMP/time" | awk '{ print $1 + $2 }'
+	"$TMP/cputime" "$@"
 }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-RUNS=${RUNS:-7}
-: > "$TMP/p"; : > "$TMP/s"; : > "$TMP/f"
+RUNS=${RUNS:-11}
+: > "$TMP/p"; : > "$TMP/s"; : > "$TMP/f"; : > "$TMP/rs"; : > "$TMP/rf"
 for i in $(seq "$RUNS"); do
-	once "$TMP/bench" >> "$TMP/p"
-	once env LD_PRELOAD="$TOP/libmprof.so" MPROF_SAMPLE=524288 "$TMP/bench" >> "$TMP/s"
-	once env LD_PRELOAD="$TOP/libmprof.so" "$TMP/bench" >> "$TMP/f"
+	p=$(once "$TMP/bench")
+	s=$(once env LD_PRELOAD="$TOP/libmprof.so" MPROF_SAMPLE=524288 "$TMP/bench")
+	f=$(once env LD_PRELOAD="$TOP/libmprof.so" "$TMP/bench")
+	echo "$p" >> "$TMP/p"; echo "$s" >> "$TMP/s"; echo "$f" >> "$TMP/f"
+	ratio "$s" "$p" >> "$TMP/rs"; echo >> "$TMP/rs"
+	ratio "$f" "$p" >> "$TMP/rf"; echo >> "$TMP/rf"
 done
 plain=$(median < "$TMP/p")
 smp=$(median < "$TMP/s")
 unw=$(median < "$TMP/f")
+# The ratio: the median of each round's own ratio (its runs are seconds
+# apart), so a machine whose speed drifts over the minute weighs less.
+rs=$(grep . "$TMP/rs" | median)
+rf=$(grep . "$TMP/rf" | median)
 fp=$(cpu env LD_PRELOAD="$TOP/libmprof.so" MPROF_UNWIND=fp "$TMP/bench")
-echo "plain, sampled, full: medians of $RUNS runs back to back (load average $(cut -d' ' -f1 /proc/loadavg))"
+echo "plain, sampled, full: $RUNS rounds back to back, median CPU and median of the rounds' ratios (load average $(cut -d' ' -f1 /proc/loadavg))"
 printf 'plain                     %6.2f s CPU\n' "$plain"
-printf 'mprof MPROF_SAMPLE=512K   %6.2f s CPU  %sx   target: at most 1.10x, aiming at 1.05x\n' "$smp" "$(ratio "$smp" "$plain")"
-printf 'mprof (libunwind)         %6.2f s CPU  %sx   target: under a third of heaptrack'"'"'s ratio (~2.8x)\n' "$unw" "$(ratio "$unw" "$plain")"
+printf 'mprof MPROF_SAMPLE=512K   %6.2f s CPU  %sx   target: at most 1.10x, aiming at 1.05x\n' "$smp" "$rs"
+printf 'mprof (libunwind)         %6.2f s CPU  %sx   target: under a third of heaptrack'"'"'s ratio (~2.8x)\n' "$unw" "$rf"
 printf 'mprof (MPROF_UNWIND=fp)   %6.2f s CPU  %sx   target: same\n' "$fp" "$(ratio "$fp" "$plain")"
 if command -v heaptrack > /dev/null 2>&1; then
 	ht=$(cpu heaptrack -o "$TMP/ht" "$TMP/bench")

@@ -36,6 +36,27 @@ expect_eq "hook live: --snapshot over an existing file says so" "$STATUS:$ERR" \
 	"0:mprof-tui: note: $TMP/snap.pro existed and was replaced"
 expect_eq "hook live: SIGUSR2 dump PATH.1 has the leak at that time" "$(sumf "$TMP/w.pro.1" wait_leak flat)" "3000 3"
 cp /dev/shm/mprof-$pid "$TMP/seg.copy"
+# Nobody followed it (a snapshot reads the counters only): the 200,000
+# pairs and the leaks wrote no event to the ring (segment.h's ring_beat_ns).
+cat > "$TMP/off.c" << 'EOF'
+#include <stddef.h>
+#include <stdio.h>
+#include "attach/segment.h"
+int main(void)
+{
+	printf("%zu %zu\n", offsetof(seg_header, ring_head), offsetof(seg_header, counter_lanes));
+	return 0;
+}
+EOF
+if cc -I"$TOP" -o "$TMP/off" "$TMP/off.c"; then
+	set -- $("$TMP/off")
+	expect_eq "hook live: no follower, no recorder: no event went to the ring" \
+		"$(od -An -t u8 -j "$1" -N 8 "$TMP/seg.copy" | tr -d ' ')" 0
+	expect_match "hook live: (the offset read is the header's: its lane count is there)" \
+		"$(od -An -t u8 -j "$2" -N 8 "$TMP/seg.copy" | tr -d ' ')" '^[1-9][0-9]*$'
+else
+	not_ok "hook live: build the offset reader"
+fi
 touch "$TMP/go"
 wait "$bg"
 expect_eq "hook live: exit status (the handler ran)" "$?" 0
