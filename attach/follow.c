@@ -400,7 +400,7 @@ uint64_t follow_drain_ring(const seg_event *ring, uint64_t cap, uint64_t head, u
 			break;              /* not written yet: next time */
 		}
 		int64_t t = (int64_t)e->time_ns, size = (int64_t)e->size;
-		uint32_t kind = e->kind;
+		uint32_t kind = e->kind, key = e->key;
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) != s1) {
 			(*lost)++;
@@ -412,9 +412,9 @@ uint64_t follow_drain_ring(const seg_event *ring, uint64_t cap, uint64_t head, u
 			b = &tl->b[tl->last % TL_KEEP];
 			bend = (tl->last + 1) * tl->bucket_ns;
 		}
-		if (rate) {   /* sampled: each event stands for 1/p of its kind (heap_weight) */
+		if (rate) {   /* sampled: each event stands for 1/p of its kind, dithered by its key */
 			uint64_t o, b;
-			heap_weight((uint64_t)size, rate, &o, &b);
+			heap_weight_at((uint64_t)size, rate, heap_weight_frac(key), &o, &b);
 			size = (int64_t)b;
 		}
 		v += kind == SEG_EV_ALLOC ? size : kind == SEG_EV_FREE ? -size : 0;

@@ -1,6 +1,6 @@
 /* sample_ctl.c - mprof-tui --sample-rate=RATE PID: a request in the
- * segment's seg_sample (want, then seq + 1), which the hook takes at the
- * next allocation of any of its threads (attach/hook/sample.c). */
+ * segment's seg_sample (want, then seq + 1), which the hook takes within the
+ * next 64 KiB any of its threads allocates (attach/hook/sample.c). */
 #include "attach/sample_ctl.h"
 #include "attach/procfs.h"
 #include "attach/segment_read.h"
@@ -120,7 +120,7 @@ int sample_ctl_main(const char *rate_arg, const char *pid_arg, FILE *out, FILE *
 	rate_words(rate, hc.sample.last, now, sizeof(now));
 	if (__atomic_load_n(&h->sample.done, __ATOMIC_ACQUIRE) < seq) {
 		/* Idle: nothing allocated meanwhile, so nothing differs until it does. */
-		fprintf(out, "process %d: %s from its next allocation (none in %d s; was %s)\n", pid, now,
+		fprintf(out, "process %d: %s from its next 64 KiB of allocations (not taken in %d s; was %s)\n", pid, now,
 			CTL_WAIT_MS / 1000, was);
 		rc = 0;
 		goto out;

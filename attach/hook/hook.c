@@ -330,6 +330,9 @@ static inline void count(uint32_t id, int freed, uint64_t p, uint64_t n, uint32_
 /* Calls recorded on a thread before it builds its stack cache: threads
  * that allocate a few times and leave never pay for one. */
 #define SC_WARMUP 64
+/* Sampled, a recorded call stands for about a rate's worth of bytes: a
+ * thread that gets a few is no short-lived one. */
+#define SC_WARMUP_SAMPLED 4
 
 /* Records the block p of n bytes, which sampling picked; fa: the frame of
  * the interposed function the program called. */
@@ -345,8 +348,10 @@ static __attribute__((noinline)) void record_alloc(void *p, size_t n, uint64_t f
 	uint32_t id = UINT32_MAX;
 	if (th.sc) {
 		id = scache_lookup(th.sc, fa, &trunc);
-	} else if (th.state == 1 && ++th.calls == SC_WARMUP && use_cache) {
+	} else if (th.state == 1 && th.calls != UINT32_MAX && use_cache &&
+		   ++th.calls >= (th.sample_mean ? SC_WARMUP_SAMPLED : SC_WARMUP)) {
 		th.sc = scache_new(th.tid);
+		th.calls = UINT32_MAX;   /* tried once */
 	}
 	if (id == UINT32_MAX) {
 		uint64_t pcs[HOOK_MAX_DEPTH], slots[HOOK_MAX_DEPTH];

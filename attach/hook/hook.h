@@ -51,19 +51,19 @@ typedef struct hook_thread {
 	uint32_t reached;        /* a nested call's allocator tag + 1 since hook_begin; 0 none */
 	int state;         /* 0 new, 1 set up, 2 exited (shared lane, no cache) */
 	uint32_t tid;
-	uint32_t calls;    /* recorded calls, saturating (stack cache warm-up) */
+	uint32_t calls;    /* recorded calls before the stack cache (UINT32_MAX: it was made) */
 	mp_counts *lane; /* this thread's own counter lane, or NULL: lane 0 */
 	uint64_t lane_no;  /* its index (1..), 0 for none */
 	struct scache *sc; /* stack cache, or NULL; owned, unmapped at thread exit */
 	uint32_t drops;    /* ring events overwritten unread, not yet in the header */
 	struct ring_stage *stage; /* events not yet in the ring, or NULL; owned */
-	void *defer[HOOK_DEFER];
 	uint64_t sample_rng;     /* its random state (0: not seeded) */
 	uint64_t sample_seq;     /* the segment's sample.seq when the countdown was drawn */
 	uint64_t sample_mean;    /* the rate it was drawn at (0 every allocation, SEG_SAMPLE_OFF none) */
 	uint32_t sample_ridx;    /* that rate's index (live.c keeps it with each block) */
 	uint32_t cache_hash[64]; /* hash -> stack id cache (low bits index) */
 	uint32_t cache_id[64];
+	void *defer[HOOK_DEFER];
 } hook_thread;
 
 /* unwind.c: fills pcs (leaf first) with return addresses of the caller of

@@ -95,8 +95,8 @@ sleep 0.2
 run_status "$MPROF" --info --attach "$WPID"
 expect_match "--info --attach says the rate" "$OUT" "^recording: 1 sample per 64 KiB$"
 run_status "$MPROF" --sample-rate=off "$WPID"
-expect_match "--sample-rate=off: taken (at the next allocation of an idle process)" "$STATUS $OUT" \
-	"^0 process $WPID: sampling off .*from its next allocation"
+expect_match "--sample-rate=off: taken (within the next 64 KiB an idle process allocates)" "$STATUS $OUT" \
+	"^0 process $WPID: sampling off .*from its next 64 KiB of allocations"
 step r
 snap off
 expect_eq "off: nothing recorded" "$(alloc "$TMP/off.pro" mixed_site)" "0 0"
