@@ -113,14 +113,16 @@ static void ring_write(seg_header *h, hook_thread *t, const seg_event *ev, uint3
 	}
 }
 
-/* 1 while someone reads the ring: a follower's beat or a recorder's is
- * recent (ns: the event clock). */
+/* 1 while someone reads the ring (ns: the event clock): a recorder is
+ * there (rec_beat_ns set, even when late: a recorder that falls behind
+ * must see its losses counted, never miss events silently), or a
+ * follower's beat is recent (a follower finds its gaps itself). */
 static inline int ring_listened(const seg_header *h, int64_t ns)
 {
-	uint64_t fb = __atomic_load_n(&h->ring_beat_ns, __ATOMIC_RELAXED);
-	if (fb && ns - (int64_t)fb <= SEG_RING_STALE_NS)
+	if (__atomic_load_n(&h->rec_beat_ns, __ATOMIC_RELAXED))
 		return 1;
-	return seg_recorder_alive(h, ns + h->start_mono_ns);
+	uint64_t fb = __atomic_load_n(&h->ring_beat_ns, __ATOMIC_RELAXED);
+	return fb && ns - (int64_t)fb <= SEG_RING_STALE_NS;
 }
 
 void ring_push(seg_header *h, hook_thread *t, uint32_t kind, uint32_t stack, uint64_t size, uint64_t ptr)
