@@ -85,6 +85,11 @@ static void ring_write(seg_header *h, hook_thread *t, const seg_event *ev, uint3
 	uint64_t idx = __atomic_fetch_add(&h->ring_head, n, __ATOMIC_RELAXED);
 	uint64_t cap = h->ring_cap, read = __atomic_load_n(&h->ring_read, __ATOMIC_RELAXED);
 	seg_event *ring = seg_region(h, SEG_R_RING);
+	/* The slots' lines were last read by the recorder on another core, or
+	 * have left the cache since the last lap: ask for them all at once, so
+	 * the misses overlap instead of coming one store after another. */
+	for (uint32_t k = 0; k < n; k++)
+		__builtin_prefetch(&ring[(idx + k) & (cap - 1)], 1);
 	for (uint32_t k = 0; k < n; k++, idx++) {
 		if (idx >= cap && idx - cap >= read) {
 			if (!__atomic_load_n(&h->rec_beat_ns, __ATOMIC_RELAXED)) {
