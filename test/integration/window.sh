@@ -11,6 +11,7 @@
 #     end (twice: the second switches it on again); the same exact
 #     numbers; no -o: mprof-window-PID.pro and a report; --export=folded
 #     --alloc straight from the window; the process runs on and exits 0.
+#  a'. the same under MPROF_SAMPLE=1 (sampled paths, every block kept).
 #  c. errors: one line, exit 2.
 # Real programs: test/integration/redis.sh (c) and python3 below.
 . "$(dirname "$0")/../lib.sh"
@@ -169,6 +170,27 @@ mprof-tui: process $PID ended [0-9.]+ s into the 60 s window: the profile holds 
 	fi
 fi
 app_done pre preload
+
+# --- a'. under LD_PRELOAD with sampling: MPROF_SAMPLE=1 keeps every block
+# (p = 1 - exp(-size) is 1 in a double) through the sampled paths: the
+# countdown, each block's rate index with the window's mark, the filter of
+# sampled blocks on every free, weighed counts into the window's counters.
+app sam LD_PRELOAD="$TOP/libmprof.so" MPROF_SAMPLE=1
+if ! win s1 60 "$PID" -o "$TMP/s1.pro"; then
+	not_ok "sampled: the window opens" "$(cat "$TMP/s1.werr")"
+else
+	touch "$TMP/sam.d/go"
+	wait_file "$TMP/sam.d/done" || not_ok "sampled: the program did its window's work" "$(cat "$TMP/sam.out")"
+	kill -INT "$WPID"
+	win_end s1
+	expect_eq "sampled: Ctrl-C closes the window, exit status 0" "$WST" 0
+	rows "$TMP/s1.pro" --alloc > "$TMP/s1.alloc"
+	expect_file_eq "sampled (every block kept): alloc = exactly the window's allocations" "$TMP/s1.alloc" "$TMP/want_alloc"
+	rows "$TMP/s1.pro" > "$TMP/s1.inuse"
+	expect_file_eq "sampled (every block kept): in use = exactly the window's live blocks" "$TMP/s1.inuse" "$TMP/want_inuse"
+	touch "$TMP/sam.d/go2" "$TMP/sam.d/end"
+fi
+app_done sam sampled
 
 # --- b. started without the hook: loaded for the window, detached after --------------
 if [ "$(uname -m)" != x86_64 ]; then
