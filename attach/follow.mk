@@ -9,4 +9,4 @@ CONSUMER_SRC += attach/window.c
 
 # Where make install puts the hook, the launcher's last guess.
 $(B)/attach/launch.o: CFLAGS += -DMPROF_PREFIX=\"$(PREFIX)\"
-TOOLS += bench_live
+TOOLS += bench_live follow_gap

@@ -127,3 +127,20 @@ cc $CFL -o "$TMP/sig" "$P/stress_signals.c"
 MPROF_OUT=$TMP/sig.pro LD_PRELOAD=$HOOK "$TMP/sig" 300000 2> "$TMP/sig.err"
 expect_eq "hook: signal handler frees inside the hook, exit status" "$?" 0
 expect_eq "hook: blocks a signal handler freed are not in use" "$(sumf "$TMP/sig.pro" pool_alloc flat)" "$(cat "$TMP/sig.err")"
+
+# A follower that stops beating (segment.h's ring_beat_ns) for 3 s: the hook
+# writes no events from 2 s on; at its next drain the follower sees its gap
+# and takes the counters again, so its timeline is the counters' heap, not
+# short of what was allocated meanwhile (test/tools/follow_gap.c).
+cc $CFL -o "$TMP/leaker" "$P/live_leaker.c"
+GAP=$TOP/${B:-build}/tools/follow_gap
+LD_PRELOAD=$HOOK "$TMP/leaker" "$TMP/leaker.stop" 60 > "$TMP/leaker.out" 2>&1 &
+lpid=$!
+n=0
+while [ ! -s "$TMP/leaker.out" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+set -- $("$GAP" "$lpid" 3)
+touch "$TMP/leaker.stop"
+wait "$lpid"
+expect_match "follower gap: follow_gap says before, after and timeline" "$*" "^before [0-9]+ after [0-9]+ timeline -?[0-9]+$"
+[ -n "$2" ] && [ -n "$4" ] && [ "$4" -gt "$2" ] && ok "follower gap: the heap grew while the follower slept" || not_ok "follower gap: the heap grew while the follower slept" "$*"
+expect_eq "follower gap: the timeline is the counters' heap after the gap" "$6" "$4"
