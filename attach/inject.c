@@ -258,9 +258,10 @@ static int remote_call(session *s, pid_t tid, uint64_t fn, const char *str, cons
 	struct iovec iov = { xs, sizeof(xs) };
 	struct user_fpregs_struct fp;
 	if (ptrace(PTRACE_GETREGS, tid, NULL, &saved)) {
-		if (proc_gone(s->pid))
+		int e = errno;
+		if (proc_gone_within(s->pid, 200))
 			return inj_exited(s->pid, err);
-		prof_errorf(err, "ptrace(GETREGS) of thread %d: %s", (int)tid, strerror(errno));
+		prof_errorf(err, "ptrace(GETREGS) of thread %d: %s", (int)tid, strerror(e));
 		return -1;
 	}
 	int have_xs = !ptrace(PTRACE_GETREGSET, tid, (void *)NT_X86_XSTATE, &iov);
@@ -378,7 +379,7 @@ static int session_open(session *s, int pid, char *libc, size_t libc_len, prof_e
 	}
 	free(v);
 	if (allocator_identify(pid, s->alloc, sizeof(s->alloc), err))
-		return proc_gone(pid) ? inj_exited(pid, err) : -1;   /* it exited while being read */
+		return proc_gone_within(pid, 200) ? inj_exited(pid, err) : -1;   /* it exited while being read */
 	if (inj_ranges_build(s, libc, libc_len)) {
 		prof_errorf(err, "process %d: cannot read the symbols of %s", pid, libc);
 		return -1;

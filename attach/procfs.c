@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const char *proc_stat_fields(int pid, char *buf, size_t len)
 {
@@ -27,6 +28,17 @@ int proc_gone(int pid)
 	char buf[1024];
 	const char *s = proc_stat_fields(pid, buf, sizeof(buf));
 	return !s || *s == 'Z' || *s == 'X';
+}
+
+int proc_gone_within(int pid, int ms)
+{
+	for (int waited = 0; !proc_gone(pid); waited += 5) {
+		if (waited >= ms)
+			return 0;
+		struct timespec ts = { 0, 5000000 };
+		nanosleep(&ts, NULL);
+	}
+	return 1;
 }
 
 int proc_has_hook(int pid)

@@ -10,6 +10,9 @@
 const char *proc_stat_fields(int pid, char *buf, size_t len);
 /* 1 when pid no longer runs (gone, a zombie or dead). */
 int proc_gone(int pid);
+/* 1 when pid is gone or goes within ms: a process in the middle of its
+ * exit has lost its memory and threads before it is a zombie. */
+int proc_gone_within(int pid, int ms);
 /* 1 when pid maps libmprof.so, 0 when it does not (a process that ran a
  * new program after the hook was injected keeps its pid and its segment,
  * but no hook), -1 when its maps cannot be read. */

@@ -63,10 +63,11 @@ enum seg_sample_result {
 };
 #define SEG_SAMPLE_RATES 127
 
-/* Sampling control, on a cache line of its own: every allocation reads seq.
+/* Sampling control, on a cache line of its own: a thread reads seq each
+ * time it has allocated 64 KiB (every allocation when all are recorded).
  * A consumer (mprof-tui --sample-rate) stores want, then adds 1 to seq
- * (release); the hook applies it at the next allocation of any thread and
- * stores result, then done = the seq it handled (release). */
+ * (release); the first thread to see it applies it and stores result,
+ * then done = the seq it handled (release). */
 typedef struct seg_sample {
 	uint64_t seq;
 	uint64_t want;
