@@ -35,8 +35,7 @@ static void proc_comm(int pid, char *buf, size_t len)
 	file_first_line(path, buf, len);
 }
 
-/* Says we read the ring (ring_beat_ns), then a full fence before the ring
- * and the counters are read (it pairs with ring.c's).  1 when the last beat
+/* Says we read the ring (segment.h's seg_ring_beat).  1 when the last beat
  * was so long ago that the hook may have left events out. */
 static int follow_beat(follow *f)
 {
@@ -44,10 +43,17 @@ static int follow_beat(follow *f)
 		return 0;
 	int64_t now = follow_now_ns(f);
 	int gap = f->beat_ns && now - f->beat_ns > SEG_RING_STALE_NS / 2;
-	__atomic_store_n(&f->hw->ring_beat_ns, (uint64_t)(now > 0 ? now : 1), __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	seg_ring_beat(f->hw, now);
 	f->beat_ns = now;
 	return gap;
+}
+
+/* Reads events from the ring's head on, the timeline's value taken from the
+ * counters at the next sync: at the attach, and after events were missed. */
+static void ring_restart(follow *f)
+{
+	f->ring_pos = __atomic_load_n(&f->m.h->ring_head, __ATOMIC_ACQUIRE);
+	f->resync = 1;
 }
 
 int follow_open_path(follow *f, const char *path, int pid, prof_error *err)
@@ -80,8 +86,7 @@ int follow_open_path(follow *f, const char *path, int pid, prof_error *err)
 	prof_error ignored;
 	f->hw = seg_map_header_rw(&f->m, &f->hw_len, &ignored);
 	follow_beat(f);
-	f->ring_pos = __atomic_load_n(&f->m.h->ring_head, __ATOMIC_ACQUIRE);
-	f->resync = 1;
+	ring_restart(f);
 	tl_init(&f->tl, 100 * 1000000LL);
 	tl_advance(&f->tl, follow_now_ns(f) / f->tl.bucket_ns);   /* the run starts at the attach */
 	return 0;
@@ -434,12 +439,8 @@ uint64_t follow_drain_ring(const seg_event *ring, uint64_t cap, uint64_t head, u
 uint64_t follow_drain(follow *f)
 {
 	const seg_header *h = f->m.h;
-	if (!f->exited && follow_beat(f)) {
-		/* Beats stopped for a while (stopped, suspended): events may be
-		 * missing, the counters tell the truth. */
-		f->ring_pos = __atomic_load_n(&h->ring_head, __ATOMIC_ACQUIRE);
-		f->resync = 1;
-	}
+	if (!f->exited && follow_beat(f))
+		ring_restart(f);   /* beats stopped for a while (stopped, suspended): events may be missing */
 	uint64_t head = __atomic_load_n(&h->ring_head, __ATOMIC_ACQUIRE);
 	uint64_t lost0 = f->lost_events, pos0 = f->ring_pos;
 	int64_t v = f->tl.cur;

@@ -259,7 +259,7 @@ static int remote_call(session *s, pid_t tid, uint64_t fn, const char *str, cons
 	struct user_fpregs_struct fp;
 	if (ptrace(PTRACE_GETREGS, tid, NULL, &saved)) {
 		int e = errno;
-		if (proc_gone_within(s->pid, 200))
+		if (proc_gone_within(s->pid, INJ_EXIT_MS))
 			return inj_exited(s->pid, err);
 		prof_errorf(err, "ptrace(GETREGS) of thread %d: %s", (int)tid, strerror(e));
 		return -1;
@@ -379,7 +379,7 @@ static int session_open(session *s, int pid, char *libc, size_t libc_len, prof_e
 	}
 	free(v);
 	if (allocator_identify(pid, s->alloc, sizeof(s->alloc), err))
-		return proc_gone_within(pid, 200) ? inj_exited(pid, err) : -1;   /* it exited while being read */
+		return proc_gone_within(pid, INJ_EXIT_MS) ? inj_exited(pid, err) : -1;   /* it exited while being read */
 	if (inj_ranges_build(s, libc, libc_len)) {
 		prof_errorf(err, "process %d: cannot read the symbols of %s", pid, libc);
 		return -1;

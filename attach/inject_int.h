@@ -19,6 +19,7 @@
 #define CALL_ALONE_MS 2000  /* the call runs with the others stopped this long */
 #define CALL_MAX_MS 30000
 #define MAX_FRAMES 256
+#define INJ_EXIT_MS 200     /* a process whose memory or registers fail may be mid-exit: it has this long to be a zombie */
 
 typedef struct vmap {
 	uint64_t lo, hi, off;

@@ -175,6 +175,16 @@ typedef struct seg_header {
  * writing events (a follower that comes back reads the counters again). */
 #define SEG_RING_STALE_NS 2000000000LL
 
+/* A reader says it reads the ring (now: the event clock), then fences
+ * before it reads ring_head and the counters: the hook, about to leave an
+ * event out, fences and looks again (ring.c), so an event it left out is
+ * in the counters read after this. */
+static inline void seg_ring_beat(seg_header *hw, int64_t now)
+{
+	__atomic_store_n(&hw->ring_beat_ns, (uint64_t)(now > 0 ? now : 1), __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
 /* 1 while a recorder reads the ring; now: CLOCK_MONOTONIC in ns. */
 static inline int seg_recorder_alive(const seg_header *h, int64_t now)
 {

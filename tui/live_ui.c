@@ -134,6 +134,16 @@ static void exit_text(const live_ui *lv, char *buf, size_t len)
 		snprintf(buf, len, "EXITED");
 }
 
+/* The status line once the process is gone: its exit as far as known. */
+static void final_status(app *a)
+{
+	live_ui *lv = LV(a);
+	char st[64];
+	exit_text(lv, st, sizeof(st));
+	snprintf(a->v.status, sizeof(a->v.status),
+		 "process %d %s: final state kept; browse, m snapshot, d diff, w write, q quit", lv->f.pid, st);
+}
+
 static void title_update(app *a)
 {
 	live_ui *lv = LV(a);
@@ -265,24 +275,17 @@ static int live_tick(app *a)
 			else
 				rebuild_diff(a, 1);
 			lv->marks.gen++;
-			char st[64];
-			exit_text(lv, st, sizeof(st));
-			snprintf(a->v.status, sizeof(a->v.status),
-				 "process %d %s: final state kept; browse, m snapshot, d diff, w write, q quit",
-				 lv->f.pid, st);
+			final_status(a);
 			redraw = 1;
 		}
 	} else if (lv->final_done && lv->f.child > 0 && lv->f.child_status < 0) {
 		/* The hook marks the exit before the kernel reaps: the status comes later. */
 		follow_check_exit(&lv->f);
 		if (lv->f.child_status >= 0) {
-			char st[64], lead[32];
-			exit_text(lv, st, sizeof(st));
+			char lead[32];
 			int n = snprintf(lead, sizeof(lead), "process %d EXITED", lv->f.pid);
-			if (!strncmp(a->v.status, lead, (size_t)n))
-				snprintf(a->v.status, sizeof(a->v.status),
-					 "process %d %s: final state kept; browse, m snapshot, d diff, w write, q quit",
-					 lv->f.pid, st);
+			if (!strncmp(a->v.status, lead, (size_t)n))   /* still the final line, not a newer one */
+				final_status(a);
 			redraw = 1;
 		}
 	}

@@ -378,15 +378,18 @@ static __attribute__((noinline)) void record_alloc(void *p, size_t n, uint64_t f
 	ring_push(h, &th, SEG_EV_ALLOC, id, n, (uint64_t)(uintptr_t)p);
 }
 
-/* The countdown (sample.c): 1 when the allocation of n bytes is to be
- * recorded.  The common case is a few ns: the thread's own count, in the
- * cache line of th every call reads. */
-static inline int sample_due(uint64_t n)
+/* The countdown (sample.c), lowered by an allocation of n bytes: 1 while
+ * it runs on.  A few ns: the thread's own count, in the cache line of th
+ * every call reads.  sample_due: 1 when the allocation is to be recorded. */
+static inline int countdown(uint64_t n)
 {
 	th.sample_left -= (int64_t)(n < (uint64_t)INT64_MAX / 2 ? n : (uint64_t)INT64_MAX / 2);
-	if (likely(th.sample_left > 0))
-		return 0;
-	return sample_take(&th, n);
+	return likely(th.sample_left > 0);
+}
+
+static inline int sample_due(uint64_t n)
+{
+	return countdown(n) ? 0 : sample_take(&th, n);
 }
 
 static inline void note_alloc(void *p, size_t n, uint64_t fa)
@@ -402,8 +405,7 @@ static inline int alloc_skip(uint64_t n)
 {
 	if (unlikely(__atomic_load_n(&hook_state, __ATOMIC_ACQUIRE) != 2 || th.busy))
 		return -1;   /* not the common case: the full path */
-	th.sample_left -= (int64_t)(n < (uint64_t)INT64_MAX / 2 ? n : (uint64_t)INT64_MAX / 2);
-	return likely(th.sample_left > 0);
+	return countdown(n);
 }
 
 /* A miss in the live table is an unknown free unless sampling ever left

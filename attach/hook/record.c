@@ -419,11 +419,7 @@ int recw_open(rec_writer *w, const void *base, const seg_header *hc, seg_header 
 	w->fh.start_time_ns = hc->start_time_ns;
 	w->fh.sample_rate = hc->sample_rate;
 	memcpy(w->fh.cmdline, hc->cmdline, sizeof(w->fh.cmdline) - 1);
-	/* Events go to the ring from here on (ring.c): the beat, then a fence
-	 * before the position and the counters are read. */
-	int64_t t0 = seg_now(w);
-	__atomic_store_n(&hw->ring_beat_ns, (uint64_t)(t0 > 0 ? t0 : 1), __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	seg_ring_beat(hw, seg_now(w));   /* events go to the ring from here on */
 	w->pos = __atomic_load_n(&hw->ring_head, __ATOMIC_ACQUIRE);
 	w->stuck_pos = UINT64_MAX;
 	if (from_counters) {
