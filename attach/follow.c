@@ -381,12 +381,12 @@ int follow_sync(follow *f)
 
 /* ---- the ring ----------------------------------------------------------- */
 
-uint64_t follow_drain_ring(const seg_event *ring, uint64_t cap, uint64_t head, uint64_t *pos,
+uint64_t follow_drain_ring(const seg_slot *ring, uint64_t cap, uint64_t head, uint64_t *pos,
 			   int64_t *value, timeline *tl, uint64_t *lost, uint64_t rate)
 {
 	uint64_t i = *pos, n = 0, mask = cap - 1;
 	int64_t v = *value;
-	if (head - i > cap) {   /* lapped: the oldest events are gone */
+	if (head - i > cap) {   /* lapped: the oldest slots are gone */
 		*lost += head - cap - i;
 		i = head - cap;
 	}
@@ -394,8 +394,9 @@ uint64_t follow_drain_ring(const seg_event *ring, uint64_t cap, uint64_t head, u
 		tl_advance(tl, 0);
 	tl_bucket *b = &tl->b[tl->last % TL_KEEP];
 	int64_t bend = (tl->last + 1) * tl->bucket_ns, peak = tl->peak;
+	seg_slot c;
 	for (; i < head; i++) {
-		const seg_event *e = &ring[i & mask];
+		const seg_slot *e = &ring[i & mask];
 		uint64_t s1 = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
 		if (s1 != i + 1) {
 			if (s1 > i + 1) {   /* overwritten by a later lap */
@@ -404,30 +405,36 @@ uint64_t follow_drain_ring(const seg_event *ring, uint64_t cap, uint64_t head, u
 			}
 			break;              /* not written yet: next time */
 		}
-		int64_t t = (int64_t)e->time_ns, size = (int64_t)e->size;
-		uint32_t kind = e->kind, key = e->key;
+		memcpy(&c, e, offsetof(seg_slot, data));
+		if (c.len <= SEG_SLOT_DATA)
+			memcpy(c.data, e->data, c.len);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) != s1) {
+		if (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) != s1 || c.len > SEG_SLOT_DATA) {
 			(*lost)++;
 			continue;
 		}
-		if (t >= bend) {   /* a new bucket starts from the value so far */
-			tl->cur = v;
-			tl_advance(tl, t / tl->bucket_ns);
-			b = &tl->b[tl->last % TL_KEEP];
-			bend = (tl->last + 1) * tl->bucket_ns;
+		seg_event ev, prev = { .time_ns = c.time_ns, .tid = c.tid };
+		const uint8_t *p = c.data, *end = c.data + c.len;
+		for (uint32_t k = 0; k < c.n && (p = seg_slot_next(p, end, &prev, &ev)); k++) {
+			int64_t t = (int64_t)ev.time_ns, size = (int64_t)ev.size;
+			if (t >= bend) {   /* a new bucket starts from the value so far */
+				tl->cur = v;
+				tl_advance(tl, t / tl->bucket_ns);
+				b = &tl->b[tl->last % TL_KEEP];
+				bend = (tl->last + 1) * tl->bucket_ns;
+			}
+			if (rate) {   /* sampled: each event stands for 1/p of its kind, dithered by its key */
+				uint64_t o, bb;
+				heap_weight_at((uint64_t)size, rate, heap_weight_frac(ev.key), &o, &bb);
+				size = (int64_t)bb;
+			}
+			v += ev.kind == SEG_EV_ALLOC ? size : -size;
+			if (v > b->heap)
+				b->heap = v;
+			if (v > peak)
+				peak = v;
+			n++;
 		}
-		if (rate) {   /* sampled: each event stands for 1/p of its kind, dithered by its key */
-			uint64_t o, b;
-			heap_weight_at((uint64_t)size, rate, heap_weight_frac(key), &o, &b);
-			size = (int64_t)b;
-		}
-		v += kind == SEG_EV_ALLOC ? size : kind == SEG_EV_FREE ? -size : 0;
-		if (v > b->heap)
-			b->heap = v;
-		if (v > peak)
-			peak = v;
-		n++;
 	}
 	tl->peak = peak;
 	tl->cur = v;
@@ -444,7 +451,7 @@ uint64_t follow_drain(follow *f)
 	uint64_t head = __atomic_load_n(&h->ring_head, __ATOMIC_ACQUIRE);
 	uint64_t lost0 = f->lost_events, pos0 = f->ring_pos;
 	int64_t v = f->tl.cur;
-	const seg_event *ring = (const seg_event *)(base_of(f) + f->hc.off[SEG_R_RING]);
+	const seg_slot *ring = (const seg_slot *)(base_of(f) + f->hc.off[SEG_R_RING]);
 	/* Events are weighed at the rate in effect now: a change of rate
 	 * (mprof-tui --sample-rate) resets the curve to the counters, which
 	 * weigh each block at its own. */

@@ -40,7 +40,7 @@ typedef struct follow {
 	size_t hw_len;
 	int64_t beat_ns;        /* our last ring_beat_ns */
 	uint64_t ring_pos;      /* the next event to read */
-	uint64_t lost_events;   /* overwritten before we read them */
+	uint64_t lost_events;   /* ring slots overwritten before we read them */
 	int resync;             /* set the timeline's value from the counters */
 	uint64_t rate;          /* the events' sampling rate (0: each is itself) */
 	timeline tl;
@@ -75,10 +75,11 @@ int64_t follow_now_ns(const follow *f);
 int follow_check_exit(follow *f);
 
 /* The drain loop itself, over any ring (the bench drives it): events
- * [*pos, head) of ring[cap] go into tl as running heap values starting at
- * *value, each weighed as sampled at rate (0: as it is). Events overwritten before being read are skipped and counted in
- * *lost. Stops at an event not yet complete. Returns the events read. */
-uint64_t follow_drain_ring(const seg_event *ring, uint64_t cap, uint64_t head, uint64_t *pos,
+ * in slots [*pos, head) of ring[cap] go into tl as running heap values
+ * starting at *value, each weighed as sampled at rate (0: as it is). Slots
+ * overwritten before being read are skipped and counted in *lost. Stops at
+ * a slot not yet complete. Returns the events read. */
+uint64_t follow_drain_ring(const seg_slot *ring, uint64_t cap, uint64_t head, uint64_t *pos,
 			   int64_t *value, timeline *tl, uint64_t *lost, uint64_t rate);
 
 

@@ -30,9 +30,10 @@
 #include <stdint.h>
 
 #include "core/counts.h"
+#include "core/varint.h"
 
 #define SEG_MAGIC "MPROFSEG"
-#define SEG_VERSION 3
+#define SEG_VERSION 4
 #define SEG_PATH_FMT "/dev/shm/mprof-%d"
 
 /* Producer state (header.state). */
@@ -90,7 +91,7 @@ enum seg_region {
 	SEG_R_COUNTERS,     /* mp_counts[stack_cap + (counter_lanes - 1) * lane_cap] */
 	SEG_R_FRAMES,       /* uint64_t pcs[frame_cap], the stacks' frames */
 	SEG_R_HASH,         /* uint32_t slots[hash_cap]: stack id + 1, 0 empty */
-	SEG_R_RING,         /* seg_event[ring_cap] */
+	SEG_R_RING,         /* seg_slot[ring_cap] */
 	SEG_R_MODULES,      /* seg_module[module_cap] */
 	SEG_R_COUNT
 };
@@ -119,9 +120,9 @@ typedef struct seg_header {
 	uint64_t frame_cap;        /* pcs in FRAMES */
 	uint64_t frame_used;       /* pcs handed out so far */
 	uint64_t hash_cap;         /* slots in HASH, a power of two */
-	uint64_t ring_cap;         /* events in RING, a power of two */
-	uint64_t ring_head;        /* events ever written; next goes to head % cap */
-	uint64_t ring_read;        /* events a consumer has taken (it may write this) */
+	uint64_t ring_cap;         /* slots in RING, a power of two */
+	uint64_t ring_head;        /* slots ever written; next goes to head % cap */
+	uint64_t ring_read;        /* slots a consumer has taken (it may write this) */
 	uint64_t module_cap;
 	uint64_t module_count;     /* modules published (each entry ready first) */
 
@@ -132,7 +133,7 @@ typedef struct seg_header {
 	uint64_t unknown_free_bytes; /* always 0: their size is unknown */
 	uint64_t dropped_stacks;   /* allocations not recorded: stack table full */
 	uint64_t dropped_live;     /* allocations not tracked: live table full */
-	uint64_t dropped_events;   /* ring events overwritten before being read */
+	uint64_t dropped_events;   /* ring events overwritten before being read (nobody recording) */
 	uint64_t truncated_stacks; /* stacks cut at max_depth */
 	uint64_t dumps;            /* dumps written so far */
 	uint64_t counter_lanes;    /* lanes of counters, 1 to SEG_MAX_LANES */
@@ -144,6 +145,7 @@ typedef struct seg_header {
 	uint64_t rec_waits;        /* producer waits for the recorder */
 	uint64_t rec_wait_ns;      /* their total duration */
 	uint64_t rec_wait_max_ns;  /* the longest one */
+	uint64_t rec_lost;         /* events a recorder missed: their slot was overwritten after a wait */
 	uint64_t sample_rate;      /* in effect: mean bytes per sampled allocation; 0 all;
 				    * SEG_SAMPLE_OFF none (MPROF_SAMPLE, then seg_sample requests) */
 	uint64_t alloc_off;        /* the allocator table (seg_allocs) at this offset; 0: none
@@ -159,7 +161,7 @@ typedef struct seg_header {
 	/* A follower (the live screens) writes its last drain here (event clock);
 	 * the hook writes events to the ring only while this or rec_beat_ns is
 	 * recent (SEG_RING_STALE_NS): with nobody reading, the ring costs nothing.
-	 * In the window line's padding: the layout is version 3's. */
+	 * In the window line's padding. */
 	uint64_t ring_beat_ns;
 	seg_sample sample __attribute__((aligned(64)));
 } seg_header;
@@ -260,18 +262,80 @@ static inline int seg_stack_counters(const seg_header *h, const seg_stack *stack
 
 enum seg_event_kind { SEG_EV_ALLOC = 1, SEG_EV_FREE = 2 };
 
-/* seq is written last (release) as index + 1: a reader that loads seq
- * (acquire), copies the event, and loads seq again, keeps the copy only if
- * both equal the index it wanted + 1. */
-typedef struct seg_event {
+/* The ring is an array of slots, each a batch of one thread's events
+ * encoded compactly (about 10 bytes an event instead of 40: the ring's
+ * lines are what the program's threads and the reader pass between
+ * cores).  seq is written last (release) as the slot's index + 1: a reader
+ * that loads seq (acquire), copies the slot, and loads seq again, keeps the
+ * copy only if both equal the index it wanted + 1.
+ *
+ * Events in data, each decoded against the previous one of the slot (the
+ * first against stack 0, key 0, the slot's time_ns):
+ *   varint zigzag(stack - previous stack) << 2 | time_changed << 1 | is_free
+ *   varint (time_ns - previous time_ns), if time_changed
+ *   varint size
+ *   varint zigzag(key - previous key)
+ * Varints are core/varint.h's; seg_slot_next decodes one. */
+#define SEG_SLOT_SIZE 512
+#define SEG_SLOT_DATA (SEG_SLOT_SIZE - 24)
+#define SEG_EV_MAXLEN 30           /* the most bytes one encoded event takes */
+#define SEG_SLOT_MAX_EVENTS (SEG_SLOT_DATA / 3)   /* the least one takes is 3 */
+#define SEG_SLOT_EVENTS 32         /* events a slot stands for in MPROF_RING (nominal) */
+
+typedef struct seg_slot {
 	uint64_t seq;
-	uint64_t time_ns;          /* CLOCK_MONOTONIC_COARSE - header.start_mono_ns (tick resolution) */
+	uint64_t time_ns;          /* the first event's: CLOCK_MONOTONIC_COARSE - header.start_mono_ns */
+	uint32_t tid;              /* the thread of every event in it */
+	uint16_t n;                /* events */
+	uint16_t len;              /* bytes of data used, <= SEG_SLOT_DATA */
+	uint8_t data[SEG_SLOT_DATA];
+} seg_slot;
+_Static_assert(sizeof(seg_slot) == SEG_SLOT_SIZE, "seg_slot is a segment layout");
+
+/* An event as encoded into and decoded from a slot (not a layout). */
+typedef struct seg_event {
+	uint64_t time_ns;          /* tick resolution */
 	uint64_t size;             /* requested bytes */
 	uint32_t stack;            /* stack id; UINT32_MAX when unknown */
 	uint32_t kind;             /* enum seg_event_kind */
 	uint32_t tid;
 	uint32_t key;              /* (uint32_t)(ptr >> 4): pairs a free with its allocation */
 } seg_event;
+
+/* Appends e to a slot's data at p; prev is the slot's previous event (its
+ * stack, key and time; zero but the time at the start). Returns the end. */
+static inline uint8_t *seg_slot_put(uint8_t *p, seg_event *prev, const seg_event *e)
+{
+	uint64_t dt = e->time_ns > prev->time_ns ? e->time_ns - prev->time_ns : 0;
+	p = varint_put(p, zigzag((int64_t)e->stack - (int64_t)prev->stack) << 2 | (uint64_t)(dt != 0) << 1 |
+				  (uint64_t)(e->kind == SEG_EV_FREE));
+	if (dt)
+		p = varint_put(p, dt);
+	p = varint_put(p, e->size);
+	p = varint_put(p, zigzag((int64_t)e->key - (int64_t)prev->key));
+	prev->stack = e->stack;
+	prev->key = e->key;
+	prev->time_ns += dt;
+	return p;
+}
+
+/* Decodes the event at p (before end) into *e, against *prev (as above;
+ * start it as { .time_ns = slot time, .tid = slot tid }). NULL when the
+ * data is cut or malformed: a reader copies a slot while it may be
+ * rewritten, so it decodes defensively and trusts the copy only if seq held. */
+static inline const uint8_t *seg_slot_next(const uint8_t *p, const uint8_t *end, seg_event *prev, seg_event *e)
+{
+	uint64_t tag, dt = 0, size, dk;
+	if (!(p = varint_get(p, end, &tag)) || ((tag & 2) && !(p = varint_get(p, end, &dt))) ||
+	    !(p = varint_get(p, end, &size)) || !(p = varint_get(p, end, &dk)))
+		return NULL;
+	prev->stack = (uint32_t)((int64_t)prev->stack + unzigzag(tag >> 2));
+	prev->key = (uint32_t)((int64_t)prev->key + unzigzag(dk));
+	prev->time_ns += dt;
+	*e = (seg_event){ .time_ns = prev->time_ns, .size = size, .stack = prev->stack,
+			  .kind = tag & 1 ? SEG_EV_FREE : SEG_EV_ALLOC, .tid = prev->tid, .key = prev->key };
+	return p;
+}
 
 #define SEG_MOD_PATH 448
 #define SEG_MOD_BUILD_ID 41        /* hex digits of a 20-byte id + NUL */

@@ -57,7 +57,7 @@ static int header_check(const seg_header *h, size_t len, const char *name, prof_
 		{ SEG_R_COUNTERS, ncnt, sizeof(mp_counts), "counters" },
 		{ SEG_R_FRAMES, h->frame_cap, sizeof(uint64_t), "frames" },
 		{ SEG_R_HASH, h->hash_cap, sizeof(uint32_t), "hash" },
-		{ SEG_R_RING, h->ring_cap, sizeof(seg_event), "ring" },
+		{ SEG_R_RING, h->ring_cap, sizeof(seg_slot), "ring" },
 		{ SEG_R_MODULES, h->module_cap, sizeof(seg_module), "modules" },
 	};
 	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {

@@ -22,7 +22,7 @@
  *   free, x = 0: zigzag(stack - previous stack), varint size, varint back:
  *                the allocation is `back` positions before this free (in an
  *                earlier chunk or file); 0: not in the recording.
- * Varints are LEB128 (7 bits a byte, low first, at most 10 bytes). */
+ * Varints are LEB128 (core/varint.h). */
 #ifndef MPROF_RECFMT_H
 #define MPROF_RECFMT_H
 
@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include "core/counts.h"
 #include "core/heap_scale.h"
+#include "core/varint.h"
 
 #define REC_MAGIC "MPROFREC"
 #define REC_VERSION 2
@@ -100,41 +101,6 @@ typedef struct rec_event {
 } rec_event;
 
 #define REC_EV_MAX 48   /* the most bytes one encoded event takes */
-
-static inline uint8_t *rec_put_varint(uint8_t *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	return p;
-}
-
-/* Reads a varint at *p (before end); NULL when cut or longer than 10 bytes. */
-static inline const uint8_t *rec_get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
-{
-	uint64_t x = 0;
-	for (unsigned sh = 0; p < end && sh < 70; sh += 7) {
-		uint8_t b = *p++;
-		x |= (uint64_t)(b & 0x7f) << sh;
-		if (!(b & 0x80)) {
-			*v = x;
-			return p;
-		}
-	}
-	return NULL;
-}
-
-static inline uint64_t rec_zigzag(int64_t v)
-{
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
-static inline int64_t rec_unzigzag(uint64_t v)
-{
-	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
-}
 
 typedef struct rec_wait {
 	uint64_t time_ns;          /* running time of the stream when the writer saw it */

@@ -57,12 +57,12 @@ int rec_decode_events(const uint8_t *p, size_t len, uint32_t count, uint64_t fir
 	for (uint32_t i = 0; i < count; i++) {
 		uint64_t tag;
 		const uint8_t *ev0 = q;
-		if (!(q = rec_get_varint(q, end, &tag)))
+		if (!(q = varint_get(q, end, &tag)))
 			DBAD("event %u: bad or cut varint", i);
 		if (tag & 4) {
-			if (!(q = rec_get_varint(q, end, &v)))
+			if (!(q = varint_get(q, end, &v)))
 				DBAD("event %u: bad or cut varint", i);
-			int64_t d = rec_unzigzag(v);
+			int64_t d = unzigzag(v);
 			if ((d < 0 && (uint64_t)-d > tus) || (d > 0 && (uint64_t)d > UINT64_MAX / 1000 - tus)) {
 				q = ev0;
 				DBAD("event %u: time out of range", i);
@@ -70,7 +70,7 @@ int rec_decode_events(const uint8_t *p, size_t len, uint32_t count, uint64_t fir
 			tus += (uint64_t)d;
 		}
 		if (tag & 2) {
-			if (!(q = rec_get_varint(q, end, &v)) || v > UINT32_MAX)
+			if (!(q = varint_get(q, end, &v)) || v > UINT32_MAX)
 				DBAD("event %u: bad thread id", i);
 			tid = (uint32_t)v;
 		}
@@ -80,18 +80,18 @@ int rec_decode_events(const uint8_t *p, size_t len, uint32_t count, uint64_t fir
 		e->tid = tid;
 		e->ref = 0;
 		if (!(tag & 1) || !x) {   /* an allocation, or a free that says all */
-			if ((tag & 1) && !(q = rec_get_varint(q, end, &x)))
+			if ((tag & 1) && !(q = varint_get(q, end, &x)))
 				DBAD("event %u: bad or cut varint", i);
-			int64_t d = rec_unzigzag(x);
+			int64_t d = unzigzag(x);
 			if (d > (int64_t)UINT32_MAX || d < -(int64_t)UINT32_MAX || stack + d < 0 || stack + d > (int64_t)UINT32_MAX)
 				DBAD("event %u: stack id out of range", i);
 			stack += d;
 			e->stack = (uint32_t)stack;
-			if (!(q = rec_get_varint(q, end, &e->size)))
+			if (!(q = varint_get(q, end, &e->size)))
 				DBAD("event %u: bad or cut varint", i);
 			e->kind = tag & 1 ? REC_EV_FREE : REC_EV_ALLOC;
 			if (tag & 1) {
-				if (!(q = rec_get_varint(q, end, &v)))
+				if (!(q = varint_get(q, end, &v)))
 					DBAD("event %u: bad or cut varint", i);
 				if (v > first + i)
 					DBAD("event %u: free refers to an allocation %llu events back, before the run began", i,

@@ -741,7 +741,7 @@ static void live_strip_draw(app *a)
 	size_t n = (size_t)snprintf(line, sizeof(line), " heap %s (peak %s)  rss %s (peak %s)  %s%s/col", hv, hp,
 				    rv, rp, lv->zoom == LIVE_FIT ? "fit " : "", col);
 	if (lv->f.lost_events && n < sizeof(line))
-		n += (size_t)snprintf(line + n, sizeof(line) - n, "  %" PRIu64 " events lost", lv->f.lost_events);
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "  events lost (%" PRIu64 " ring slots)", lv->f.lost_events);
 	for (int i = 0; i < lv->nsnaps && n < sizeof(line); i++) {
 		char b[32];
 		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s#%d +%.1fs %s", i ? " " : "  snaps ",

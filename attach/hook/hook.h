@@ -146,7 +146,6 @@ void ring_push(seg_header *h, hook_thread *t, uint32_t kind, uint32_t stack, uin
  * overwritten events to the header.  Never from a signal handler that
  * interrupted the hook (busy). */
 #define RING_DROP_BATCH 256
-#define RING_STAGE 32
 void ring_flush(seg_header *h, hook_thread *t);
 /* 1 while a recorder reads the ring (its heartbeat rec_beat_ns is recent). */
 int ring_recorder_alive(const seg_header *h);

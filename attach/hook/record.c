@@ -13,6 +13,7 @@
 #include <zstd.h>
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,7 @@
 #define RECW_BUF (8u << 20)
 #define RECW_FLUSH (4u << 20)
 #define RECW_COUNTS_PER_CHUNK 16384
-#define RECW_AHEAD 32                /* events looked at ahead: their pair slots are prefetched */
+#define RECW_AHEAD 16                /* events whose pair slots are fetched ahead */
 #define RECW_IDLE_NS 100000000LL     /* a writer idle this long writes out what it holds */
 /* Long chunks: a free refers back within its chunk (a few bytes) rather
  * than repeating its stack and size; a chunk still decodes in milliseconds. */
@@ -436,6 +437,7 @@ int recw_open(rec_writer *w, const void *base, const seg_header *hc, seg_header 
 		w->tmax = (uint64_t)seg_now(w);
 	}
 	w->waits_seen = __atomic_load_n(&hw->rec_waits, __ATOMIC_RELAXED);
+	w->lost_seen = __atomic_load_n(&hw->rec_lost, __ATOMIC_RELAXED);
 	w->wait_ns_seen = __atomic_load_n(&hw->rec_wait_ns, __ATOMIC_RELAXED);
 	clean_dir(w);
 	w->seq = 1;
@@ -487,21 +489,21 @@ static int put_event(rec_writer *w, const seg_event *e)
 	if (is_free && paired && apos >= w->ev_first)
 		x = pos - apos;
 	else if (!is_free)
-		x = rec_zigzag((int64_t)e->stack - (int64_t)w->ev_stack);
+		x = zigzag((int64_t)e->stack - (int64_t)w->ev_stack);
 	int tchg = tus != w->ev_time_us, tidchg = e->tid != w->ev_tid;
 	uint8_t *p = w->buf + w->len;
-	p = rec_put_varint(p, x << 3 | (uint64_t)tchg << 2 | (uint64_t)tidchg << 1 | (uint64_t)is_free);
+	p = varint_put(p, x << 3 | (uint64_t)tchg << 2 | (uint64_t)tidchg << 1 | (uint64_t)is_free);
 	if (tchg)
-		p = rec_put_varint(p, rec_zigzag((int64_t)(tus - w->ev_time_us)));
+		p = varint_put(p, zigzag((int64_t)(tus - w->ev_time_us)));
 	if (tidchg)
-		p = rec_put_varint(p, e->tid);
+		p = varint_put(p, e->tid);
 	if (!is_free) {
-		p = rec_put_varint(p, e->size);
+		p = varint_put(p, e->size);
 		w->ev_stack = e->stack;
 	} else if (!x) {
-		p = rec_put_varint(p, rec_zigzag((int64_t)e->stack - (int64_t)w->ev_stack));
-		p = rec_put_varint(p, e->size);
-		p = rec_put_varint(p, paired ? pos - apos : 0);
+		p = varint_put(p, zigzag((int64_t)e->stack - (int64_t)w->ev_stack));
+		p = varint_put(p, e->size);
+		p = varint_put(p, paired ? pos - apos : 0);
 		w->ev_stack = e->stack;
 	}
 	w->ev_time_us = tus;
@@ -529,6 +531,30 @@ static int put_event(rec_writer *w, const seg_event *e)
 	return 0;
 }
 
+/* Puts the events of slot copy c (whole: its seq held while it was
+ * copied); the pair slots of its events are fetched ahead. */
+static long put_slot(rec_writer *w, const seg_slot *c)
+{
+	seg_event ev[SEG_SLOT_MAX_EVENTS], prev = { .time_ns = c->time_ns, .tid = c->tid };
+	const uint8_t *p = c->data, *end = c->data + (c->len <= SEG_SLOT_DATA ? c->len : 0);
+	uint32_t k = 0;
+	/* A few ahead, not all at once: more misses in flight than the core
+	 * can track stall the prefetches themselves. */
+	while (k < c->n && k < sizeof(ev) / sizeof(ev[0]) && (p = seg_slot_next(p, end, &prev, &ev[k]))) {
+		if (k < RECW_AHEAD)
+			recpairs_prefetch(&w->pairs, (uint64_t)ev[k].stack << 32 | ev[k].key);
+		k++;
+	}
+	w->lost += c->n - k;   /* malformed: what could not be decoded */
+	for (uint32_t j = 0; j < k; j++) {
+		if (j + RECW_AHEAD < k)
+			recpairs_prefetch(&w->pairs, (uint64_t)ev[j + RECW_AHEAD].stack << 32 | ev[j + RECW_AHEAD].key);
+		if (put_event(w, &ev[j]))
+			return -1;
+	}
+	return k;
+}
+
 long recw_poll(rec_writer *w)
 {
 	if (w->fd < 0)
@@ -536,48 +562,48 @@ long recw_poll(rec_writer *w)
 	beat(w, 1);
 	uint64_t head = __atomic_load_n(&w->hw->ring_head, __ATOMIC_ACQUIRE);
 	uint64_t cap = w->hc.ring_cap, i = w->pos;
-	const seg_event *ring = (const seg_event *)(w->base + w->hc.off[SEG_R_RING]);
+	const seg_slot *ring = (const seg_slot *)(w->base + w->hc.off[SEG_R_RING]);
 	long n = 0;
+	seg_slot c;
 	/* head counts reservations: producers waiting for room are ahead of
-	 * what is written, so only a slot's seq says whether it was lapped. */
+	 * what is written, so only a slot's seq says whether it was lapped (its
+	 * events are then counted in rec_lost by the producer that overwrote it). */
 	for (; i < head; i++) {
-		const seg_event *e = &ring[i & (cap - 1)];
-		if (head - i > RECW_AHEAD) {   /* a hint only: the slot is read again below */
-			const seg_event *a = &ring[(i + RECW_AHEAD) & (cap - 1)];
-			recpairs_prefetch(&w->pairs, (uint64_t)__atomic_load_n(&a->stack, __ATOMIC_RELAXED) << 32 |
-							     __atomic_load_n(&a->key, __ATOMIC_RELAXED));
-		}
+		const seg_slot *e = &ring[i & (cap - 1)];
 		uint64_t s1 = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
 		if (s1 != i + 1) {
-			if (s1 > i + 1) {
-				w->lost++;
+			if (s1 > i + 1)
 				continue;
-			}
 			/* Not written yet; a writer killed mid-write never will be. */
 			int64_t now = seg_now(w);
 			if (w->stuck_pos != i) {
 				w->stuck_pos = i;
 				w->stuck_since = now;
 			} else if (now - w->stuck_since > 1000000000LL) {
-				w->lost++;
+				uint16_t sn = __atomic_load_n(&e->n, __ATOMIC_RELAXED);
+				w->lost += sn <= SEG_SLOT_DATA ? sn : 1;
 				continue;
 			}
 			break;
 		}
-		seg_event c = *e;
+		memcpy(&c, e, offsetof(seg_slot, data));
+		if (c.len <= SEG_SLOT_DATA)
+			memcpy(c.data, e->data, c.len);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) != s1) {
-			w->lost++;
-			continue;
-		}
-		if (put_event(w, &c))
+		if (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) != s1)
+			continue;   /* overwritten while copied: in rec_lost */
+		long k = put_slot(w, &c);
+		if (k < 0)
 			return -1;
-		n++;
-		if (!(n & 1023))
+		n += k;
+		if (!(i & 31))
 			__atomic_store_n(&w->hw->ring_read, i + 1, __ATOMIC_RELEASE);
 	}
 	w->pos = i;
 	__atomic_store_n(&w->hw->ring_read, i, __ATOMIC_RELEASE);
+	uint64_t rl = __atomic_load_n(&w->hw->rec_lost, __ATOMIC_RELAXED);
+	w->lost += rl - w->lost_seen;
+	w->lost_seen = rl;
 	/* After the events: every stack they use is published by now. */
 	if (put_modules(w) || put_stacks(w))
 		return -1;

@@ -79,7 +79,7 @@ typedef struct rec_writer {
 	rec_counts *cnt;           /* mmap'd, hc.stack_cap entries: counters from the stream */
 	uint64_t cnt_n;            /* ids below this may have counts */
 	uint64_t events, lost, lost_said, tmax;
-	uint64_t waits_seen, wait_ns_seen;
+	uint64_t waits_seen, wait_ns_seen, lost_seen;
 	rec_file_header fh;
 	char err[256];             /* why it stopped */
 } rec_writer;

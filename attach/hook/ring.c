@@ -1,24 +1,25 @@
-/* ring.c - the event ring: every alloc and free, timestamped.  When nobody
- * reads, old events are overwritten and counted in header.dropped_events;
- * while a recorder reads (MPROF_RECORD), a writer about to overwrite an
- * unread event waits for it instead, at most RING_WAIT_MAX_NS, and counts
- * the wait.  A thread stages its events (RING_STAGE of them, or 10 ms worth) in a buffer of its own and publishes them together: one
- * atomic add on ring_head per batch instead of per event, and the stores
- * into the ring overlap instead of stalling each locked instruction that
- * follows.  Times come from the coarse monotonic clock (a few ns to read;
- * kernel tick resolution): times are for timelines. */
+/* ring.c - the event ring: every alloc and free, timestamped, in slots of
+ * one thread's events encoded compactly (segment.h).  When nobody reads,
+ * old slots are overwritten and their events counted in
+ * header.dropped_events; while a recorder reads (MPROF_RECORD), a writer
+ * about to overwrite an unread slot waits for it instead, at most
+ * RING_WAIT_MAX_NS, and counts the wait.  A thread encodes its events into
+ * a slot of its own (until it is full, or 10 ms worth) and publishes it
+ * whole: one atomic add on ring_head per slot, and a quarter of the bytes
+ * a fixed event took.  Times come from the coarse monotonic clock (a few
+ * ns to read; kernel tick resolution): times are for timelines. */
 #include "attach/hook/hook.h"
 
 #include <sched.h>
+#include <string.h>
 #include <time.h>
 
 #define RING_STAGE_NS 10000000
 #define RING_WAIT_MAX_NS 50000000LL     /* the longest a producer waits for the recorder */
 
 struct ring_stage {
-	uint32_t n;
-	uint32_t pad;
-	seg_event ev[RING_STAGE];
+	seg_event prev;    /* the slot's last event: the next is encoded against it */
+	seg_slot slot;     /* n == 0: empty */
 };
 
 struct ring_stage *ring_stage_new(void)
@@ -78,40 +79,32 @@ static int ring_wait(seg_header *h, uint64_t idx)
 	return free_;
 }
 
-/* Publishes n events: each slot's seq is 0 while it is written, then its
- * index + 1 (release). */
-static void ring_write(seg_header *h, hook_thread *t, const seg_event *ev, uint32_t n)
+/* Publishes a slot: its seq is 0 while it is written, then its index + 1
+ * (release). */
+static void ring_write(seg_header *h, hook_thread *t, const seg_slot *src)
 {
-	uint64_t idx = __atomic_fetch_add(&h->ring_head, n, __ATOMIC_RELAXED);
-	uint64_t cap = h->ring_cap, read = __atomic_load_n(&h->ring_read, __ATOMIC_RELAXED);
-	seg_event *ring = seg_region(h, SEG_R_RING);
-	/* The slots' lines were last read by the recorder on another core, or
-	 * have left the cache since the last lap: ask for them all at once, so
-	 * the misses overlap instead of coming one store after another. */
-	for (uint32_t k = 0; k < n; k++)
-		__builtin_prefetch(&ring[(idx + k) & (cap - 1)], 1);
-	for (uint32_t k = 0; k < n; k++, idx++) {
-		if (idx >= cap && idx - cap >= read) {
-			if (!__atomic_load_n(&h->rec_beat_ns, __ATOMIC_RELAXED)) {
-				t->drops++;   /* nobody records: overwrite, as always */
-			} else {
-				read = __atomic_load_n(&h->ring_read, __ATOMIC_ACQUIRE);
-				if (idx - cap >= read && !ring_wait(h, idx))
-					t->drops++;
-				read = __atomic_load_n(&h->ring_read, __ATOMIC_ACQUIRE);
-			}
-		}
-		seg_event *e = &ring[idx & (cap - 1)];
-		__atomic_store_n(&e->seq, 0, __ATOMIC_RELAXED);
-		__atomic_thread_fence(__ATOMIC_RELEASE);
-		e->time_ns = ev[k].time_ns;
-		e->size = ev[k].size;
-		e->stack = ev[k].stack;
-		e->kind = ev[k].kind;
-		e->tid = ev[k].tid;
-		e->key = ev[k].key;
-		__atomic_store_n(&e->seq, idx + 1, __ATOMIC_RELEASE);
+	uint64_t idx = __atomic_fetch_add(&h->ring_head, 1, __ATOMIC_RELAXED);
+	uint64_t cap = h->ring_cap;
+	seg_slot *e = (seg_slot *)seg_region(h, SEG_R_RING) + (idx & (cap - 1));
+	size_t len = 16 + (size_t)src->len;   /* from time_ns to the end of the data used */
+	/* The slot's lines were last read on another core, or have left the
+	 * cache since the last lap: ask for them all at once. */
+	for (size_t o = 0; o < 8 + len; o += 64)
+		__builtin_prefetch((char *)e + o, 1);
+	if (idx >= cap && idx - cap >= __atomic_load_n(&h->ring_read, __ATOMIC_ACQUIRE)) {
+		/* Unread: nobody records (overwrite, as always), or the recorder
+		 * is behind (wait for it, bounded). */
+		uint16_t n = __atomic_load_n(&e->n, __ATOMIC_RELAXED);
+		n = n <= SEG_SLOT_DATA ? n : 0;
+		if (!__atomic_load_n(&h->rec_beat_ns, __ATOMIC_RELAXED))
+			t->drops += n;
+		else if (!ring_wait(h, idx))   /* the recorder will find the slot lapped: say what it held */
+			__atomic_fetch_add(&h->rec_lost, n, __ATOMIC_RELAXED);
 	}
+	__atomic_store_n(&e->seq, 0, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(&e->time_ns, &src->time_ns, len);
+	__atomic_store_n(&e->seq, idx + 1, __ATOMIC_RELEASE);
 	if (t->drops >= RING_DROP_BATCH) {
 		__atomic_fetch_add(&h->dropped_events, t->drops, __ATOMIC_RELAXED);
 		t->drops = 0;
@@ -145,24 +138,34 @@ void ring_push(seg_header *h, hook_thread *t, uint32_t kind, uint32_t stack, uin
 	}
 	seg_event ev = { .time_ns = ns > 0 ? (uint64_t)ns : 0, .size = size, .stack = stack,
 			 .kind = kind, .tid = t->tid, .key = (uint32_t)(ptr >> 4) };
-	struct ring_stage *s = t->stage;
-	if (!s) {
-		ring_write(h, t, &ev, 1);
-		return;
+	struct ring_stage *s = t->stage, one;
+	if (!s)
+		s = &one, s->slot.n = 0;   /* no stage (it could not be mapped): a slot of one event */
+	seg_slot *sl = &s->slot;
+	if (sl->n && (ev.tid != sl->tid || ev.time_ns - sl->time_ns >= RING_STAGE_NS)) {
+		ring_write(h, t, sl);
+		sl->n = 0;
 	}
-	s->ev[s->n++] = ev;
-	if (s->n == RING_STAGE || ev.time_ns - s->ev[0].time_ns >= RING_STAGE_NS) {
-		ring_write(h, t, s->ev, s->n);
-		s->n = 0;
+	if (!sl->n) {
+		sl->time_ns = ev.time_ns;
+		sl->tid = ev.tid;
+		sl->len = 0;
+		s->prev = (seg_event){ .time_ns = ev.time_ns };
+	}
+	sl->len = (uint16_t)(seg_slot_put(sl->data + sl->len, &s->prev, &ev) - sl->data);
+	sl->n++;
+	if (s == &one || sl->len + SEG_EV_MAXLEN > SEG_SLOT_DATA) {
+		ring_write(h, t, sl);
+		sl->n = 0;
 	}
 }
 
 void ring_flush(seg_header *h, hook_thread *t)
 {
-	if (h && t->stage && t->stage->n)
-		ring_write(h, t, t->stage->ev, t->stage->n);
+	if (h && t->stage && t->stage->slot.n)
+		ring_write(h, t, &t->stage->slot);
 	if (t->stage)
-		t->stage->n = 0;
+		t->stage->slot.n = 0;
 	if (h && t->drops)
 		__atomic_fetch_add(&h->dropped_events, t->drops, __ATOMIC_RELAXED);
 	t->drops = 0;
@@ -171,6 +174,6 @@ void ring_flush(seg_header *h, hook_thread *t)
 void ring_discard(hook_thread *t)
 {
 	if (t->stage)
-		t->stage->n = 0;
+		t->stage->slot.n = 0;
 	t->drops = 0;
 }

@@ -79,7 +79,7 @@ seg_header *hook_seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, uin
 		[SEG_R_COUNTERS] = (stacks + (lanes - 1) * lcap) * sizeof(mp_counts),
 		[SEG_R_FRAMES] = frames * sizeof(uint64_t),
 		[SEG_R_HASH] = hash * sizeof(uint32_t),
-		[SEG_R_RING] = ring * sizeof(seg_event),
+		[SEG_R_RING] = ring * sizeof(seg_slot),
 		[SEG_R_MODULES] = mods * sizeof(seg_module),
 	};
 	uint64_t off[SEG_R_COUNT], total = align64(sizeof(seg_header));

@@ -1,7 +1,8 @@
 /* fuzz_segment - the live segment's validator and converter (attach/
  * segment_read.c) on arbitrary bytes: seg_validate must accept or refuse
  * without reading outside, and seg_to_prof on what it accepts must stay
- * inside and produce a profile that writes out.
+ * inside and produce a profile that writes out; the ring's slots decode
+ * inside themselves.
  * FUZZ_SEEDS: test/data/segments/small.seg test/data/segments/wait.seg
  * FUZZ_EXTRA: attach/segment_read.c attach/procfs.c attach/hook/elfsym.c attach/hook/mapmem.c
  */
@@ -39,6 +40,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	memcpy(buf, data, len);
 	prof_error err;
 	if (!seg_validate(buf, len, "fuzz", &err)) {
+		/* Every ring slot decodes inside itself, whatever it holds, as
+		 * the recorder and the live screens decode it (segment.h). */
+		seg_header h;
+		memcpy(&h, buf, sizeof(h));
+		for (uint64_t i = 0; i < h.ring_cap; i++) {
+			seg_slot c;
+			memcpy(&c, buf + h.off[SEG_R_RING] + i * sizeof(c), sizeof(c));
+			if (c.len > SEG_SLOT_DATA)
+				continue;
+			seg_event prev = { .time_ns = c.time_ns, .tid = c.tid }, e;
+			const uint8_t *p = c.data;
+			for (unsigned k = 0; k < c.n && (p = seg_slot_next(p, c.data + c.len, &prev, &e)); k++)
+				if (e.tid != c.tid || (e.kind != SEG_EV_ALLOC && e.kind != SEG_EV_FREE))
+					abort();
+		}
 		blank_paths(buf, len);
 		prof *p = seg_to_prof(buf, len, "fuzz", &err);
 		if (p) {

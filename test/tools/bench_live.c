@@ -22,24 +22,33 @@ static double now_s(void)
 
 static int drain(long total)
 {
-	const uint64_t cap = 1u << 20;
-	seg_event *ring = calloc(cap, sizeof(*ring));
+	const uint64_t cap = 1u << 15;
+	seg_slot *ring = calloc(cap, sizeof(*ring));
 	if (!ring)
 		return 1;
 	timeline tl;
 	tl_init(&tl, 100000000);
-	uint64_t pos = 0, head = 0, lost = 0, got = 0;
+	uint64_t pos = 0, head = 0, lost = 0, got = 0, made = 0;
 	int64_t value = 0;
 	double spent = 0;
-	while (head < (uint64_t)total) {
-		/* Produce one lap: alternating allocs and frees, 1 us apart. */
+	while (made < (uint64_t)total) {
+		/* Produce one lap: alternating allocs and frees, 1 us apart, as
+		 * many to a slot as fit (the hook's encoding). */
 		for (uint64_t i = 0; i < cap; i++, head++) {
-			seg_event *e = &ring[head & (cap - 1)];
-			e->time_ns = head * 1000;
-			e->size = 32 + (head & 255);
-			e->kind = head & 1 ? SEG_EV_FREE : SEG_EV_ALLOC;
-			e->stack = (uint32_t)(head & 4095);
-			__atomic_store_n(&e->seq, head + 1, __ATOMIC_RELEASE);
+			seg_slot *sl = &ring[head & (cap - 1)];
+			seg_event prev = { .time_ns = made * 1000 };
+			sl->time_ns = prev.time_ns;
+			sl->n = 0;
+			sl->len = 0;
+			while (sl->len + SEG_EV_MAXLEN <= SEG_SLOT_DATA) {
+				seg_event e = { .time_ns = made * 1000, .size = 32 + (made & 255),
+						.kind = made & 1 ? SEG_EV_FREE : SEG_EV_ALLOC,
+						.stack = (uint32_t)(made & 4095), .key = (uint32_t)(made * 40) };
+				sl->len = (uint16_t)(seg_slot_put(sl->data + sl->len, &prev, &e) - sl->data);
+				sl->n++;
+				made++;
+			}
+			__atomic_store_n(&sl->seq, head + 1, __ATOMIC_RELEASE);
 		}
 		double t0 = now_s();
 		got += follow_drain_ring(ring, cap, head, &pos, &value, &tl, &lost, 0);
@@ -48,7 +57,7 @@ static int drain(long total)
 	printf("ring drain: %llu events in %.3f s = %.1f million events/s (target >= 10 million/s); lost %llu\n",
 	       (unsigned long long)got, spent, (double)got / spent / 1e6, (unsigned long long)lost);
 	free(ring);
-	return got == (uint64_t)head ? 0 : 1;
+	return got == made ? 0 : 1;
 }
 
 static int gran_fn(void *ctx, unsigned idx, const prof *p, prof_nodemap *m, char *err, size_t errlen)

@@ -69,26 +69,26 @@ static void put_events(buf *raw, const buf *stream, uint32_t count)
 static void ev_alloc(buf *s, int64_t dstack, uint64_t size, uint64_t dt_us)
 {
 	uint8_t t[32], *p = t;
-	p = rec_put_varint(p, rec_zigzag(dstack) << 3 | (dt_us ? 4u : 0u));
+	p = varint_put(p, zigzag(dstack) << 3 | (dt_us ? 4u : 0u));
 	if (dt_us)
-		p = rec_put_varint(p, rec_zigzag((int64_t)dt_us));
-	p = rec_put_varint(p, size);
+		p = varint_put(p, zigzag((int64_t)dt_us));
+	p = varint_put(p, size);
 	put(s, t, (size_t)(p - t));
 }
 
 static void ev_free_back(buf *s, uint64_t x)
 {
 	uint8_t t[16];
-	put(s, t, (size_t)(rec_put_varint(t, x << 3 | 1) - t));
+	put(s, t, (size_t)(varint_put(t, x << 3 | 1) - t));
 }
 
 static void ev_free_far(buf *s, int64_t dstack, uint64_t size, uint64_t back)
 {
 	uint8_t t[40], *p = t;
-	p = rec_put_varint(p, 1);
-	p = rec_put_varint(p, rec_zigzag(dstack));
-	p = rec_put_varint(p, size);
-	p = rec_put_varint(p, back);
+	p = varint_put(p, 1);
+	p = varint_put(p, zigzag(dstack));
+	p = varint_put(p, size);
+	p = varint_put(p, back);
 	put(s, t, (size_t)(p - t));
 }
 

@@ -2,7 +2,7 @@
  * segment_read.c) on segments built here: exact counters summed over the
  * lanes, then every kind of lie (offsets outside, sizes that overflow, bad
  * lanes, stacks pointing past the frames) and a segment another thread
- * scribbles on while it is being converted. */
+ * scribbles on while it is being converted; the ring's slot encoding. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,7 +29,7 @@ static uint8_t *build(size_t *len)
 		[SEG_R_COUNTERS] = (NSTACK + (NLANE - 1) * NSTACK) * sizeof(mp_counts),
 		[SEG_R_FRAMES] = 16 * sizeof(uint64_t),
 		[SEG_R_HASH] = 8 * sizeof(uint32_t),
-		[SEG_R_RING] = 4 * sizeof(seg_event),
+		[SEG_R_RING] = 4 * sizeof(seg_slot),
 		[SEG_R_MODULES] = 2 * sizeof(seg_module),
 	};
 	uint64_t off = (sizeof(seg_header) + 63) & ~(uint64_t)63, offs[SEG_R_COUNT];
@@ -367,6 +367,54 @@ static void test_changes_while_read(void **state)
 	free(b);
 }
 
+/* The ring's slot encoding (segment.h): random events, edge values among
+ * them, decode to exactly what was encoded, slot after slot; every cut of
+ * a slot's data decodes its whole events and then stops (NULL), never
+ * reading past the end. */
+static void test_slot_codec(void **state)
+{
+	(void)state;
+	uint64_t rnd = 12345;
+	seg_event in[SEG_SLOT_DATA], out;
+	for (int round = 0; round < 2000; round++) {
+		seg_slot sl = { .time_ns = round * 1000003ull, .tid = 77 };
+		seg_event prev = { .time_ns = sl.time_ns };
+		uint64_t t = sl.time_ns;
+		while (sl.len + SEG_EV_MAXLEN <= SEG_SLOT_DATA) {
+			rnd = rnd * 6364136223846793005ULL + 1442695040888963407ULL;
+			unsigned pick = (unsigned)(rnd >> 60);
+			t += pick == 1 ? 4000000 : pick == 2 ? 1ull << 40 : 0;   /* a thread's times never go back */
+			seg_event e = { .time_ns = t, .tid = 77, .kind = rnd >> 59 & 1 ? SEG_EV_FREE : SEG_EV_ALLOC,
+					.size = pick == 3 ? UINT64_MAX : pick == 4 ? 0 : (rnd >> 20) % 5000,
+					.stack = pick == 5 ? UINT32_MAX : pick == 6 ? 0 : (uint32_t)(rnd >> 40) % 300,
+					.key = pick == 7 ? UINT32_MAX : pick == 8 ? 0 : (uint32_t)(rnd >> 8) };
+			if (round & 1)   /* the smallest events: 3 bytes, 153 to a slot */
+				e = (seg_event){ .time_ns = sl.time_ns, .tid = 77, .kind = e.kind, .size = 8, .stack = 0, .key = 0 };
+			uint8_t *end = seg_slot_put(sl.data + sl.len, &prev, &e);
+			assert_true(end - (sl.data + sl.len) <= SEG_EV_MAXLEN);
+			sl.len = (uint16_t)(end - sl.data);
+			in[sl.n++] = e;
+		}
+		assert_true(sl.n <= SEG_SLOT_MAX_EVENTS);
+		if (round & 1)
+			assert_true(sl.n > SEG_SLOT_DATA / 4);   /* more than 4-byte events would allow */
+		seg_event st = { .time_ns = sl.time_ns, .tid = sl.tid };
+		const uint8_t *p = sl.data;
+		for (unsigned k = 0; k < sl.n; k++) {
+			p = seg_slot_next(p, sl.data + sl.len, &st, &out);
+			assert_non_null(p);
+			assert_memory_equal(&out, &in[k], sizeof(out));
+		}
+		assert_ptr_equal(p, sl.data + sl.len);
+		/* Cut anywhere: whole events, then NULL. */
+		unsigned cut = (unsigned)(rnd % sl.len), got = 0;
+		st = (seg_event){ .time_ns = sl.time_ns, .tid = sl.tid };
+		for (p = sl.data; p && got <= sl.n; got++)
+			p = seg_slot_next(p, sl.data + cut, &st, &out);
+		assert_true(got - 1 < sl.n);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -376,6 +424,7 @@ int main(void)
 		cmocka_unit_test(test_window_counters),
 		cmocka_unit_test(test_bad_entries),
 		cmocka_unit_test(test_changes_while_read),
+		cmocka_unit_test(test_slot_codec),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
