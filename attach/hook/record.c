@@ -32,11 +32,22 @@
  * than repeating its stack and size; a chunk still decodes in milliseconds. */
 #define RECW_EV_PER_CHUNK 262144
 /* zstd's level follows what the last frame gave: data that compresses well
- * (repeating stacks and sizes) is worth a slower, better level at the same
- * CPU per byte; random sizes are not. */
-static int z_level(uint64_t raw, uint64_t z)
+ * (repeating stacks and sizes) is worth a slower, better level; random
+ * sizes are not.  But a busy stream gets the fast level whatever it is
+ * worth: the level is capped so that compressing takes at most about
+ * RECW_Z_BUSY of the time between frames (the writer's CPU is the
+ * program's), and the cap rises again when it takes under a quarter. */
+static const int z_ladder[] = { 1, 3, 7 };
+#define RECW_Z_BUSY 0.04
+static int z_level(rec_writer *w, uint64_t raw, uint64_t z, int64_t took_ns, int64_t span_ns)
 {
-	return raw >= 16 * z ? 7 : raw >= 4 * z ? 3 : 1;
+	int worth = raw >= 16 * z ? 2 : raw >= 4 * z ? 1 : 0;
+	double share = span_ns > 0 ? (double)took_ns / (double)span_ns : 1.0;
+	if (share > RECW_Z_BUSY && w->zcap > 0)
+		w->zcap--;
+	else if (share < RECW_Z_BUSY / 4 && w->zcap < 2)
+		w->zcap++;
+	return z_ladder[worth < w->zcap ? worth : w->zcap];
 }
 #define RECW_FLUSH_NS 1000000000LL   /* buffered events reach the file within a second */
 
@@ -109,10 +120,11 @@ static int write_all(rec_writer *w, const uint8_t *p, size_t len)
 /* Writes buf out as one ZSTD chunk. */
 static int flush(rec_writer *w)
 {
-	w->flushed_ns = seg_now(w);
+	int64_t t0 = seg_now(w), span = t0 - w->flushed_ns;
+	w->flushed_ns = t0;
 	if (!w->len)
 		return 0;
-	size_t z = ZSTD_compress2(w->zc, w->zbuf + 16, w->zcap - 16, w->buf, w->len);
+	size_t z = ZSTD_compress2(w->zc, w->zbuf + 16, w->zbytes - 16, w->buf, w->len);
 	if (ZSTD_isError(z)) {
 		snprintf(w->err, sizeof(w->err), "%.120s: compressing: %s", w->dir, ZSTD_getErrorName(z));
 		close(w->fd);
@@ -120,7 +132,8 @@ static int flush(rec_writer *w)
 		beat(w, 0);
 		return -1;
 	}
-	int lv = z_level(w->len, z);
+	int64_t took = seg_now(w) - t0;
+	int lv = z_level(w, w->len, z, took, span + took);
 	if (lv != w->zlevel && !ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, lv)))
 		w->zlevel = lv;
 	rec_chunk c = { REC_C_ZSTD, (uint32_t)(8 + z) };
@@ -395,12 +408,13 @@ int recw_open(rec_writer *w, const void *base, const seg_header *hc, seg_header 
 		return -1;
 	}
 	w->buf = hook_map(RECW_BUF);
-	w->zcap = 16 + ZSTD_compressBound(RECW_BUF);
-	w->zbuf = hook_map(w->zcap);
+	w->zbytes = 16 + ZSTD_compressBound(RECW_BUF);
+	w->zbuf = hook_map(w->zbytes);
 	w->cnt = hook_map((size_t)hc->stack_cap * sizeof(rec_counts));
 	w->written = hook_map((size_t)(hc->stack_cap + 7) / 8);
 	w->zc = ZSTD_createCCtx_advanced((ZSTD_customMem){ z_alloc, z_free, NULL });
 	w->zlevel = 3;
+	w->zcap = 1;
 	/* A frame checksum: a damaged file says so instead of decoding garbage. */
 	if (w->zc && (ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, w->zlevel)) ||
 		      ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_checksumFlag, 1)))) {
@@ -668,7 +682,7 @@ void recw_close(rec_writer *w)
 		close(w->fd);
 	w->fd = -1;
 	hook_unmap(w->buf, RECW_BUF);
-	hook_unmap(w->zbuf, w->zcap);
+	hook_unmap(w->zbuf, w->zbytes);
 	hook_unmap(w->cnt, (size_t)w->hc.stack_cap * sizeof(rec_counts));
 	hook_unmap(w->written, (size_t)(w->hc.stack_cap + 7) / 8);
 	ZSTD_freeCCtx(w->zc);

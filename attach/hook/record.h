@@ -57,12 +57,13 @@ typedef struct rec_writer {
 	uint64_t file_events;       /* events in the open file: an empty one is never rotated */
 	uint8_t *buf;              /* mmap'd, RECW_BUF bytes: inner chunks waiting to be compressed */
 	size_t len;
-	uint8_t *zbuf;             /* mmap'd, zcap bytes: one compressed ZSTD chunk */
-	size_t zcap;
+	uint8_t *zbuf;             /* mmap'd, zbytes bytes: one compressed ZSTD chunk */
+	size_t zbytes;
 	void *zc;                  /* ZSTD_CCtx, on mmap'd memory */
 	int64_t flushed_ns;        /* when buf was last written out */
 	int64_t busy_ns;           /* when a poll last found events */
 	int zlevel;                /* zstd level of the next frame */
+	int zcap;                  /* the highest level it may have now (record.c's z_ladder index) */
 	uint64_t raw_total, z_total;   /* bytes compressed, and what they took */
 	size_t ev_chunk;           /* offset of the open EVENTS chunk in buf, or SIZE_MAX */
 	uint32_t ev_count;

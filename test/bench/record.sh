@@ -3,7 +3,7 @@
 # of the same run, on the malloc benchmark (2 threads x 1M pairs, as
 # malloc.sh runs it) and on Debian's sqlite3 (200,000 inserts, an index, two
 # queries); the CPU of recording beside the hook alone on the malloc
-# benchmark (median of 3, each pair run back to back); the time to open a
+# benchmark (RUNS rounds, default 9, each pair run back to back); the time to open a
 # large recording and to jump to a moment in it. REC_BENCH_EVENTS (default
 # 20,000,000) sizes the large recording (written to a temporary directory,
 # removed after).
@@ -50,21 +50,23 @@ else
 	echo "sqlite3 workload: sqlite3 not installed"
 fi
 
-# CPU: user + system seconds of one run.
-cpu() {
-	/usr/bin/time -o "$TMP/time" -f '%U %S' "$@" > /dev/null 2>&1
-	tail -1 "$TMP/time" | awk '{ print $1 + $2 }'
-}
+# CPU: user + system seconds of one run, to the microsecond
+# (test/tools/cputime.c).
+cc -O2 -o "$TMP/cputime" test/tools/cputime.c || exit 1
+cpu() { "$TMP/cputime" "$@"; }
 : > "$TMP/ratios"
-for i in 1 2 3; do
+RUNS=${RUNS:-9}
+for i in $(seq "$RUNS"); do
 	h=$(cpu env LD_PRELOAD="$TOP/libmprof.so" "$TMP/bench")
 	rm -rf "$TMP/rc"
 	r=$(cpu env LD_PRELOAD="$TOP/libmprof.so" MPROF_RECORD="$TMP/rc" "$TMP/bench")
 	echo "$h $r" | awk '{ printf "%.3f %s %s\n", $2 / $1, $1, $2 }' >> "$TMP/ratios"
 done
-set -- $(sort -n "$TMP/ratios" | sed -n 2p)
-printf 'recording CPU: %.2fx the hook alone (median of 3: %s s recording, %s s hook alone; all ratios: %s)   target: at most 1.25x\n' \
-	"$1" "$3" "$2" "$(cut -d' ' -f1 "$TMP/ratios" | tr '\n' ' ')"
+# The median of the rounds' own ratios: each pair runs back to back, so a
+# machine whose speed drifts over the minute weighs less.
+set -- $(sort -n "$TMP/ratios" | sed -n "$(((RUNS + 1) / 2))p")
+printf 'recording CPU: %.2fx the hook alone (median of %s rounds: %s s recording, %s s hook alone; all ratios: %s; load average %s)   target: at most 1.25x\n' \
+	"$1" "$RUNS" "$3" "$2" "$(cut -d' ' -f1 "$TMP/ratios" | sort -n | tr '\n' ' ')" "$(cut -d' ' -f1 /proc/loadavg)"
 
 set -- $(cpu env LD_PRELOAD="$TOP/libmprof.so" MPROF_RECORD="$TMP/rc" MPROF_SAMPLE=65536 "$TMP/bench")
 printf 'hook + record + MPROF_SAMPLE=64K: %s s CPU (hook alone: %s s)\n' "$1" "$h"
