@@ -33,7 +33,8 @@
 #include "core/varint.h"
 
 #define REC_MAGIC "MPROFREC"
-#define REC_VERSION 2
+#define REC_VERSION 3
+#define REC_VERSION_MIN 2   /* version 2: sampled weights rounded to nearest (rec_weight_at) */
 #define REC_ZSTD_MAX (64u << 20)   /* an inner run decompresses to at most this */
 #define REC_NAME_FMT "mprof-%d.%06u.rec"
 
@@ -73,7 +74,7 @@ typedef struct rec_module {
 	char path[448];            /* NUL-terminated */
 } rec_module;
 
-/* Counters of a stack are weighted (see rec_weight): exact counts when
+/* Counters of a stack are weighted (see rec_weight_at): exact counts when
  * sample_rate is 0, unbiased estimates otherwise. */
 typedef struct rec_counts {
 	uint32_t id, pad;
@@ -121,9 +122,21 @@ typedef struct rec_end {
 
 /* The weight of one sampled allocation (core/heap_scale.h's heap_weight,
  * which the hook's counters use too). */
-static inline void rec_weight(uint64_t size, uint64_t rate, uint64_t *objs, uint64_t *bytes)
+/* An event's weight in a sampled recording: 1/p objects and size/p
+ * bytes, dithered by the position of the allocation it stands for (a
+ * free: its allocation's, so it takes off exactly what that added; a free
+ * whose allocation is not in the recording: its own), so object counts of
+ * large blocks (1/p near 1) are unbiased.  Version 2 files rounded to
+ * nearest (dither 0).  Exact (1, size) when rate is 0. */
+static inline void rec_weight_at(uint64_t size, uint64_t rate, uint64_t apos, int dither, uint64_t *objs,
+				 uint64_t *bytes)
 {
-	heap_weight(size, rate, objs, bytes);
+	if (!rate) {
+		*objs = 1;
+		*bytes = size;
+		return;
+	}
+	heap_weight_at(size, rate, dither ? heap_weight_frac(apos) : 0.5, objs, bytes);
 }
 
 #endif

@@ -86,10 +86,10 @@ static rec_bucket *bucket(rec_file *f, uint64_t t, const parse_st *s)
 	return &f->tl[i];
 }
 
-void rec_apply(mp_counts *c, const rec_event *e, uint64_t rate, int64_t *inuse)
+void rec_apply(mp_counts *c, const rec_event *e, uint64_t pos, uint64_t rate, int dither, int64_t *inuse)
 {
 	uint64_t o, b;
-	rec_weight(e->size, rate, &o, &b);
+	rec_weight_at(e->size, rate, e->kind == REC_EV_FREE && e->ref ? e->ref - 1 : pos, dither, &o, &b);
 	if (e->kind == REC_EV_FREE) {
 		c->free_objs += o;
 		c->free_bytes += b;
@@ -177,7 +177,7 @@ static int parse_events(parse_ctx *x, const uint8_t *p, uint32_t len, size_t pay
 		if (!bucket(f, nt, s))
 			BAD("%s: %s: event %u: time %llu ns beyond the run's span, or out of memory", f->path,
 			    at(x, pay + 8), k, (unsigned long long)nt);
-		rec_apply(&s->c[e->stack], e, x->rate, &s->inuse);
+		rec_apply(&s->c[e->stack], e, s->ev, x->rate, f->fh.version >= 3, &s->inuse);
 		s->ev++;
 		s->tmax = nt;
 		rec_bucket *b = bucket(f, nt, s);
@@ -346,11 +346,11 @@ static void *parse_file(void *arg)
 	memcpy(&f->fh, f->map, sizeof(f->fh));
 	if (memcmp(f->fh.magic, REC_MAGIC, 8))
 		snprintf(f->err, sizeof(f->err), "%s: offset 0: not an mprof recording (bad magic)", f->path);
-	else if (f->fh.version < REC_VERSION)
+	else if (f->fh.version < REC_VERSION_MIN)
 		snprintf(f->err, sizeof(f->err),
-			 "%s: offset 8: recording version %u, written by an earlier mprof: this one reads version %u only",
-			 f->path, f->fh.version, REC_VERSION);
-	else if (f->fh.version != REC_VERSION || f->fh.header_size < sizeof(rec_file_header) ||
+			 "%s: offset 8: recording version %u, written by an earlier mprof: this one reads versions %u and %u",
+			 f->path, f->fh.version, REC_VERSION_MIN, REC_VERSION);
+	else if (f->fh.version > REC_VERSION || f->fh.header_size < sizeof(rec_file_header) ||
 		 f->fh.header_size > f->len || f->fh.header_size % 8)
 		snprintf(f->err, sizeof(f->err), "%s: offset 8: recording version %u (header %u bytes) not supported",
 			 f->path, f->fh.version, f->fh.header_size);
@@ -765,6 +765,7 @@ recording *rec_open(const char *dir, int threads, prof_error *err)
 		return NULL;
 	}
 	r->sample_rate = r->f[0].fh.sample_rate;
+	r->dither = r->f[0].fh.version >= 3;
 	r->start_time_ns = r->f[0].fh.start_time_ns;
 	if (merge(r) || build_prof(r) || !(r->cursor = calloc(1, sizeof(rec_cursor))))
 		goto nomem;

@@ -37,6 +37,7 @@ typedef struct recording {
 	char dir[4096];
 	int pid;
 	uint64_t sample_rate;      /* 0: every allocation; else counters are estimates */
+	int dither;                /* sampled weights dithered by position (version 3 files), else rounded */
 	int64_t start_time_ns;     /* CLOCK_REALTIME of the process start */
 	struct rec_file *f;        /* files, oldest first; owned */
 	size_t nf;

@@ -86,7 +86,7 @@ const rec_event *rec_cursor_chunk(rec_cursor *k, const rec_file *f, size_t c);
 void rec_cursor_free(rec_cursor *k);
 
 /* Adds event e (weighted by the sampling rate) to c and to *inuse. */
-void rec_apply(mp_counts *c, const rec_event *e, uint64_t rate, int64_t *inuse);
+void rec_apply(mp_counts *c, const rec_event *e, uint64_t pos, uint64_t rate, int dither, int64_t *inuse);
 /* The file holding position ev (the last that starts at or before it). */
 size_t rec_file_of(const recording *r, uint64_t ev);
 

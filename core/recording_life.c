@@ -151,7 +151,7 @@ prof *rec_leaks(recording *r, uint64_t from, uint64_t to, prof_error *err)
 	for (size_t it = 0; u64map_next(&m.oldest, &it, &key, &first);)
 		for (uint32_t x = first; x != U64MAP_NONE; x = m.e[x].next) {
 			uint64_t o, b;
-			rec_weight(m.e[x].v1, r->sample_rate, &o, &b);
+			rec_weight_at(m.e[x].v1, r->sample_rate, key, r->dither, &o, &b);
 			alive[m.e[x].v2].alloc_objs += o;
 			alive[m.e[x].v2].alloc_bytes += b;
 		}
@@ -212,7 +212,7 @@ rec_life *rec_lifetimes(recording *r, uint64_t max_allocs, uint64_t max_ns)
 		x->hist[rec_hist_bin(life)]++;
 		if ((max_allocs && between < max_allocs) || (max_ns && life <= max_ns)) {
 			uint64_t o, b;
-			rec_weight(e.size, r->sample_rate, &o, &b);
+			rec_weight_at(e.size, r->sample_rate, e.ref - 1, r->dither, &o, &b);
 			x->temp_objs += o;
 			x->temp_bytes += b;
 		}

@@ -74,7 +74,7 @@ static void replay(recording *r, uint64_t ev, uint64_t t)
 			if (nt > t)
 				return;
 			if (e->stack < r->nids)
-				rec_apply(&r->cur[e->stack], e, rate, &r->cur_inuse);
+				rec_apply(&r->cur[e->stack], e, r->cur_ev, rate, r->dither, &r->cur_inuse);
 			r->cur_time = nt;
 			r->cur_ev++;
 		}

@@ -530,7 +530,7 @@ static int put_event(rec_writer *w, const seg_event *e)
 		w->tmax = e->time_ns;
 	if (e->stack < w->hc.stack_cap) {
 		uint64_t o, b;
-		rec_weight(e->size, w->hc.sample_rate, &o, &b);
+		rec_weight_at(e->size, w->hc.sample_rate, paired ? apos : pos, 1, &o, &b);
 		rec_counts *c = &w->cnt[e->stack];
 		if (is_free) {
 			c->c.free_objs += o;

@@ -276,7 +276,7 @@ static void test_old_version(void **state)
 	recording *r = rec_open("test/data/recordings/peak-v1.rec", 1, &err);
 	assert_null(r);
 	assert_string_equal(err.msg, "test/data/recordings/peak-v1.rec: offset 8: recording version 1, written by an "
-				     "earlier mprof: this one reads version 2 only");
+				     "earlier mprof: this one reads versions 2 and 3");
 }
 
 /* The writer's live allocations against a plain array, through growth. */
