@@ -111,31 +111,47 @@ static void ring_write(seg_header *h, hook_thread *t, const seg_slot *src)
 	}
 }
 
-/* 1 while someone reads the ring (ns: the event clock): a recorder is
- * there (rec_beat_ns set, even when late: a recorder that falls behind
- * must see its losses counted, never miss events silently), or a
- * follower's beat is recent (a follower finds its gaps itself). */
-static inline int ring_listened(const seg_header *h, int64_t ns)
+/* The event clock: the coarse monotonic clock since the segment began. */
+static int64_t event_ns(const seg_header *h)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - h->start_mono_ns;
+}
+
+#define NS_UNREAD INT64_MIN
+
+/* 1 while someone reads the ring: a recorder is there (rec_beat_ns set,
+ * even when late: a recorder that falls behind must see its losses
+ * counted, never miss events silently), or a follower's beat is recent (a
+ * follower finds its gaps itself).  *ns: the event clock, read here only
+ * when a follower's beat is to be judged (NS_UNREAD until then): a process
+ * nobody ever watched does not read the clock at all. */
+static inline int ring_listened(const seg_header *h, int64_t *ns)
 {
 	if (__atomic_load_n(&h->rec_beat_ns, __ATOMIC_RELAXED))
 		return 1;
 	uint64_t fb = __atomic_load_n(&h->ring_beat_ns, __ATOMIC_RELAXED);
-	return fb && ns - (int64_t)fb <= SEG_RING_STALE_NS;
+	if (!fb)
+		return 0;
+	if (*ns == NS_UNREAD)
+		*ns = event_ns(h);
+	return *ns - (int64_t)fb <= SEG_RING_STALE_NS;
 }
 
 void ring_push(seg_header *h, hook_thread *t, uint32_t kind, uint32_t stack, uint64_t size, uint64_t ptr)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	int64_t ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - h->start_mono_ns;
-	if (!ring_listened(h, ns)) {
+	int64_t ns = NS_UNREAD;
+	if (!ring_listened(h, &ns)) {
 		/* Looks unread: look again after a full fence, which pairs with the
 		 * one a reader makes between its beat and its first look at the
 		 * counters, so an event left out here is in what it reads there. */
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (!ring_listened(h, ns))
+		if (!ring_listened(h, &ns))
 			return;
 	}
+	if (ns == NS_UNREAD)
+		ns = event_ns(h);
 	seg_event ev = { .time_ns = ns > 0 ? (uint64_t)ns : 0, .size = size, .stack = stack,
 			 .kind = kind, .tid = t->tid, .key = (uint32_t)(ptr >> 4) };
 	struct ring_stage *s = t->stage, one;
