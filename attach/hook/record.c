@@ -26,7 +26,6 @@
 #define RECW_BUF (8u << 20)
 #define RECW_FLUSH (4u << 20)
 #define RECW_COUNTS_PER_CHUNK 16384
-#define RECW_AHEAD 16                /* events whose pair slots are fetched ahead */
 #define RECW_IDLE_NS 100000000LL     /* a writer idle this long writes out what it holds */
 /* Long chunks: a free refers back within its chunk (a few bytes) rather
  * than repeating its stack and size; a chunk still decodes in milliseconds. */
@@ -546,26 +545,17 @@ static int put_event(rec_writer *w, const seg_event *e)
 }
 
 /* Puts the events of slot copy c (whole: its seq held while it was
- * copied); the pair slots of its events are fetched ahead. */
+ * copied).  Prefetching their pair slots ahead was measured to gain
+ * nothing here: the misses are not what a hint hides. */
 static long put_slot(rec_writer *w, const seg_slot *c)
 {
-	seg_event ev[SEG_SLOT_MAX_EVENTS], prev = { .time_ns = c->time_ns, .tid = c->tid };
+	seg_event ev, prev = { .time_ns = c->time_ns, .tid = c->tid };
 	const uint8_t *p = c->data, *end = c->data + (c->len <= SEG_SLOT_DATA ? c->len : 0);
 	uint32_t k = 0;
-	/* A few ahead, not all at once: more misses in flight than the core
-	 * can track stall the prefetches themselves. */
-	while (k < c->n && k < sizeof(ev) / sizeof(ev[0]) && (p = seg_slot_next(p, end, &prev, &ev[k]))) {
-		if (k < RECW_AHEAD)
-			recpairs_prefetch(&w->pairs, (uint64_t)ev[k].stack << 32 | ev[k].key);
-		k++;
-	}
-	w->lost += c->n - k;   /* malformed: what could not be decoded */
-	for (uint32_t j = 0; j < k; j++) {
-		if (j + RECW_AHEAD < k)
-			recpairs_prefetch(&w->pairs, (uint64_t)ev[j + RECW_AHEAD].stack << 32 | ev[j + RECW_AHEAD].key);
-		if (put_event(w, &ev[j]))
+	for (; k < c->n && (p = seg_slot_next(p, end, &prev, &ev)); k++)
+		if (put_event(w, &ev))
 			return -1;
-	}
+	w->lost += c->n - k;   /* malformed: what could not be decoded */
 	return k;
 }
 
@@ -595,7 +585,7 @@ long recw_poll(rec_writer *w)
 				w->stuck_since = now;
 			} else if (now - w->stuck_since > 1000000000LL) {
 				uint16_t sn = __atomic_load_n(&e->n, __ATOMIC_RELAXED);
-				w->lost += sn <= SEG_SLOT_DATA ? sn : 1;
+				w->lost += sn <= SEG_SLOT_MAX_EVENTS ? sn : 1;
 				continue;
 			}
 			break;

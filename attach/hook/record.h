@@ -31,12 +31,6 @@ static inline size_t recpairs_slot(const rec_pairs *m, uint64_t key)
 {
 	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> m->shift);   /* Fibonacci hashing: the top bits */
 }
-/* A hint: key is about to be looked up (hides the cache miss). */
-static inline void recpairs_prefetch(const rec_pairs *m, uint64_t key)
-{
-	if (m->cap)
-		__builtin_prefetch(&m->e[recpairs_slot(m, key)]);
-}
 /* Remembers the allocation at pos under key; -1 when out of memory. */
 int recpairs_put(rec_pairs *m, uint64_t key, uint64_t pos);
 /* Removes key's allocation: 1 with its position, 0 if none. */

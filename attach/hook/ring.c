@@ -95,7 +95,7 @@ static void ring_write(seg_header *h, hook_thread *t, const seg_slot *src)
 		/* Unread: nobody records (overwrite, as always), or the recorder
 		 * is behind (wait for it, bounded). */
 		uint16_t n = __atomic_load_n(&e->n, __ATOMIC_RELAXED);
-		n = n <= SEG_SLOT_DATA ? n : 0;
+		n = n <= SEG_SLOT_MAX_EVENTS ? n : 0;   /* a slot never written holds 0 */
 		if (!__atomic_load_n(&h->rec_beat_ns, __ATOMIC_RELAXED))
 			t->drops += n;
 		else if (!ring_wait(h, idx))   /* the recorder will find the slot lapped: say what it held */
