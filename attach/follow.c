@@ -405,11 +405,7 @@ uint64_t follow_drain_ring(const seg_slot *ring, uint64_t cap, uint64_t head, ui
 			}
 			break;              /* not written yet: next time */
 		}
-		memcpy(&c, e, offsetof(seg_slot, data));
-		if (c.len <= SEG_SLOT_DATA)
-			memcpy(c.data, e->data, c.len);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) != s1 || c.len > SEG_SLOT_DATA) {
+		if (!seg_slot_copy(e, s1, &c) || c.len > SEG_SLOT_DATA) {
 			(*lost)++;
 			continue;
 		}

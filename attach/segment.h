@@ -27,7 +27,9 @@
 #ifndef MPROF_SEGMENT_H
 #define MPROF_SEGMENT_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/counts.h"
 #include "core/varint.h"
@@ -291,6 +293,17 @@ typedef struct seg_slot {
 	uint8_t data[SEG_SLOT_DATA];
 } seg_slot;
 _Static_assert(sizeof(seg_slot) == SEG_SLOT_SIZE, "seg_slot is a segment layout");
+
+/* Copies the slot at e, whose seq was loaded (acquire) as s1, into *c
+ * (its data up to len, at most SEG_SLOT_DATA); 1 when seq still says s1
+ * after the copy, so the copy is whole; 0 when it was rewritten meanwhile. */
+static inline int seg_slot_copy(const seg_slot *e, uint64_t s1, seg_slot *c)
+{
+	memcpy(c, e, offsetof(seg_slot, data));
+	memcpy(c->data, e->data, c->len <= SEG_SLOT_DATA ? c->len : SEG_SLOT_DATA);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&e->seq, __ATOMIC_RELAXED) == s1;
+}
 
 /* An event as encoded into and decoded from a slot (not a layout). */
 typedef struct seg_event {

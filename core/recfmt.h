@@ -35,6 +35,7 @@
 #define REC_MAGIC "MPROFREC"
 #define REC_VERSION 3
 #define REC_VERSION_MIN 2   /* version 2: sampled weights rounded to nearest (rec_weight_at) */
+#define REC_VERSION_DITHER 3   /* from this version on, sampled weights are dithered */
 #define REC_ZSTD_MAX (64u << 20)   /* an inner run decompresses to at most this */
 #define REC_NAME_FMT "mprof-%d.%06u.rec"
 
@@ -120,8 +121,6 @@ typedef struct rec_end {
 	uint64_t time_ns;          /* when the file was closed (the process exited, or rotation) */
 } rec_end;
 
-/* The weight of one sampled allocation (core/heap_scale.h's heap_weight,
- * which the hook's counters use too). */
 /* An event's weight in a sampled recording: 1/p objects and size/p
  * bytes, dithered by the position of the allocation it stands for (a
  * free: its allocation's, so it takes off exactly what that added; a free

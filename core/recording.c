@@ -177,7 +177,7 @@ static int parse_events(parse_ctx *x, const uint8_t *p, uint32_t len, size_t pay
 		if (!bucket(f, nt, s))
 			BAD("%s: %s: event %u: time %llu ns beyond the run's span, or out of memory", f->path,
 			    at(x, pay + 8), k, (unsigned long long)nt);
-		rec_apply(&s->c[e->stack], e, s->ev, x->rate, f->fh.version >= 3, &s->inuse);
+		rec_apply(&s->c[e->stack], e, s->ev, x->rate, f->fh.version >= REC_VERSION_DITHER, &s->inuse);
 		s->ev++;
 		s->tmax = nt;
 		rec_bucket *b = bucket(f, nt, s);
@@ -765,7 +765,7 @@ recording *rec_open(const char *dir, int threads, prof_error *err)
 		return NULL;
 	}
 	r->sample_rate = r->f[0].fh.sample_rate;
-	r->dither = r->f[0].fh.version >= 3;
+	r->dither = r->f[0].fh.version >= REC_VERSION_DITHER;
 	r->start_time_ns = r->f[0].fh.start_time_ns;
 	if (merge(r) || build_prof(r) || !(r->cursor = calloc(1, sizeof(rec_cursor))))
 		goto nomem;

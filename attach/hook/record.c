@@ -13,7 +13,6 @@
 #include <zstd.h>
 
 #include <errno.h>
-#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -590,11 +589,7 @@ long recw_poll(rec_writer *w)
 			}
 			break;
 		}
-		memcpy(&c, e, offsetof(seg_slot, data));
-		if (c.len <= SEG_SLOT_DATA)
-			memcpy(c.data, e->data, c.len);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) != s1)
+		if (!seg_slot_copy(e, s1, &c))
 			continue;   /* overwritten while copied: in rec_lost */
 		long k = put_slot(w, &c);
 		if (k < 0)
