@@ -196,7 +196,7 @@ static void hook_init(void)
 	uint64_t ring = 1;
 	const char *rec_dir = getenv("MPROF_RECORD");
 	uint64_t rate = hook_env_num("MPROF_SAMPLE", 0, 0, SEG_SAMPLE_MAX);
-	uint64_t want_ring = hook_env_num("MPROF_RING", rec_dir && *rec_dir ? 1 << 20 : 1 << 16, 1, 1u << 28);
+	uint64_t want_ring = hook_env_num("MPROF_RING", rec_dir && *rec_dir ? 1 << 18 : 1 << 16, 1, 1u << 28);
 	while (ring * SEG_SLOT_EVENTS < want_ring)   /* MPROF_RING counts events; the ring holds slots */
 		ring *= 2;
 	dumps_init();

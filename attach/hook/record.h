@@ -18,19 +18,33 @@
 #define RECW_DEFAULT_FILES 10
 
 /* Live allocations seen by the writer (record_pairs.c). */
+#define RECPAIRS_WAYS 4            /* entries to a bucket: one cache line */
 typedef struct rec_pair {
-	uint64_t key;              /* (stack << 32 | ptr key) + 1; 0: free slot */
+	uint64_t key;              /* (stack << 32 | ptr key) + 1; 0: free entry */
 	uint64_t pos;
 } rec_pair;
 typedef struct rec_pairs {
-	rec_pair *e;               /* mmap'd, cap entries */
-	size_t cap, n;
-	unsigned shift;            /* 64 - log2(cap) */
+	rec_pair *e;               /* mmap'd, nb buckets of RECPAIRS_WAYS */
+	uint8_t *ovf;              /* mmap'd, nb: entries that went past the bucket (255 sticks) */
+	size_t nb, n;
+	unsigned shift;            /* 64 - log2(nb) */
 } rec_pairs;
+static inline uint64_t recpairs_hash(uint64_t key)
+{
+	return key * 0x9e3779b97f4a7c15ull;   /* Fibonacci hashing: a bucket is the top bits */
+}
+/* The bucket of key. */
 static inline size_t recpairs_slot(const rec_pairs *m, uint64_t key)
 {
-	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> m->shift);   /* Fibonacci hashing: the top bits */
+	return (size_t)(recpairs_hash(key) >> m->shift);
 }
+/* Asks for key's bucket ahead of a put or take (the table is not empty). */
+static inline void recpairs_prefetch(const rec_pairs *m, uint64_t key)
+{
+	__builtin_prefetch(&m->e[recpairs_slot(m, key) * RECPAIRS_WAYS], 1);
+}
+/* Room for n more entries without growing; -1 when out of memory. */
+int recpairs_reserve(rec_pairs *m, size_t n);
 /* Remembers the allocation at pos under key; -1 when out of memory. */
 int recpairs_put(rec_pairs *m, uint64_t key, uint64_t pos);
 /* Removes key's allocation: 1 with its position, 0 if none. */

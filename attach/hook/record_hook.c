@@ -51,8 +51,8 @@ static void *writer_main(void *arg)
 }
 
 /* The ring's pages, faulted in with one call: the producers would
- * otherwise take a fault on each page of it in their first lap (4096 for
- * the default 16 MiB ring, each a trap into the kernel).  Kernels before
+ * otherwise take a fault on each page of it in their first lap (1024 for
+ * the default 4 MiB ring, each a trap into the kernel).  Kernels before
  * 5.14 refuse the advice: then they fault as before. */
 static void ring_populate(seg_header *h)
 {

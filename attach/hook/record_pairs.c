@@ -1,47 +1,110 @@
 /* record_pairs.c - the recording writer's live allocations: (stack, key)
- * -> the position of the allocation, so that a free is written as
- * a reference back to it instead of its stack, size and pointer. Linear
- * probing with backward-shift deletion (no tombstones) in mmap'd memory,
- * doubled when half full; only the writer thread touches it. */
+ * -> the position of the allocation, so that a free is written as a
+ * reference back to it instead of its stack, size and pointer.  Every
+ * event of the stream comes here once, so an operation is one cache line:
+ * a key hashes to a bucket of RECPAIRS_WAYS entries (64 bytes), and goes
+ * to a following bucket only when its own is full.  A bucket counts the
+ * entries that went past it (ovf), so a lookup stops at the first bucket
+ * nobody passed, and taking an entry only clears it (and counts down the
+ * buckets it passed).  Doubled when half full; mmap'd; only the writer
+ * thread touches it. */
 #include "attach/hook/record.h"
 #include "attach/hook/hook.h"
 
 #include <string.h>
 
-#define PAIRS_MIN 65536
+#define PAIRS_MIN_BUCKETS 4096
+#define W RECPAIRS_WAYS
 
-/* A free slot has key 0: keys are stored + 1 (a key of UINT64_MAX cannot
- * happen: stack ids are below the segment's capacity). */
+/* The entry of k1 in bucket e, or -1. */
+static inline int find_in(const rec_pair *e, uint64_t k1)
+{
+	unsigned m = (unsigned)(e[0].key == k1) | (unsigned)(e[1].key == k1) << 1 | (unsigned)(e[2].key == k1) << 2 |
+		     (unsigned)(e[3].key == k1) << 3;
+	return m ? __builtin_ctz(m) : -1;
+}
+
+static inline int empty_in(const rec_pair *e)
+{
+	unsigned m = (unsigned)!e[0].key | (unsigned)!e[1].key << 1 | (unsigned)!e[2].key << 2 | (unsigned)!e[3].key << 3;
+	return m ? __builtin_ctz(m) : -1;
+}
+
+/* k1: a stored key (key + 1). Replaces an entry of k1. */
 static void insert(rec_pairs *m, uint64_t k1, uint64_t pos)
 {
-	size_t i = recpairs_slot(m, k1 - 1);
-	while (m->e[i].key && m->e[i].key != k1)
-		i = (i + 1) & (m->cap - 1);
-	m->n += !m->e[i].key;
-	m->e[i] = (rec_pair){ k1, pos };
+	size_t home = recpairs_slot(m, k1 - 1), mask = m->nb - 1, b = home;
+	rec_pair *hole = NULL;
+	size_t hole_b = 0;
+	for (size_t walked = 0; walked <= mask; walked++) {
+		rec_pair *e = m->e + b * W;
+		int j = find_in(e, k1);
+		if (j >= 0) {
+			e[j].pos = pos;
+			return;
+		}
+		if (!hole && (j = empty_in(e)) >= 0) {
+			hole = &e[j];
+			hole_b = b;
+		}
+		if (!m->ovf[b])
+			break;
+		b = (b + 1) & mask;
+	}
+	if (!hole) {   /* past the last bucket passed: the first with room */
+		for (b = (b + 1) & mask;; b = (b + 1) & mask) {
+			int j = empty_in(m->e + b * W);
+			if (j >= 0) {
+				hole = &m->e[b * W + (size_t)j];
+				hole_b = b;
+				break;
+			}
+		}
+	}
+	for (b = home; b != hole_b; b = (b + 1) & mask)
+		if (m->ovf[b] < 255)
+			m->ovf[b]++;
+	*hole = (rec_pair){ k1, pos };
+	m->n++;
 }
 
 static int grow(rec_pairs *m)
 {
-	size_t cap = m->cap ? m->cap * 2 : PAIRS_MIN;
-	rec_pair *e = hook_map(cap * sizeof(rec_pair)), *old = m->e;
-	if (!e)
+	size_t nb = m->nb ? m->nb * 2 : PAIRS_MIN_BUCKETS;
+	rec_pair *e = hook_map(nb * W * sizeof(rec_pair));
+	uint8_t *ovf = hook_map(nb);
+	if (!e || !ovf) {
+		hook_unmap(e, nb * W * sizeof(rec_pair));
+		hook_unmap(ovf, nb);
 		return -1;
-	size_t ocap = m->cap;
+	}
+	rec_pair *old = m->e;
+	uint8_t *oovf = m->ovf;
+	size_t onb = m->nb;
 	m->e = e;
-	m->cap = cap;
-	m->shift = 64 - (unsigned)__builtin_ctzll(cap);
+	m->ovf = ovf;
+	m->nb = nb;
+	m->shift = 64 - (unsigned)__builtin_ctzll(nb);
 	m->n = 0;
-	for (size_t i = 0; i < ocap; i++)
+	for (size_t i = 0; i < onb * W; i++)
 		if (old[i].key)
 			insert(m, old[i].key, old[i].pos);
-	hook_unmap(old, ocap * sizeof(rec_pair));
+	hook_unmap(old, onb * W * sizeof(rec_pair));
+	hook_unmap(oovf, onb);
+	return 0;
+}
+
+int recpairs_reserve(rec_pairs *m, size_t n)
+{
+	while ((m->n + n) * 2 > m->nb * W)
+		if (grow(m))
+			return -1;
 	return 0;
 }
 
 int recpairs_put(rec_pairs *m, uint64_t key, uint64_t pos)
 {
-	if ((m->n + 1) * 2 > m->cap && grow(m))
+	if (recpairs_reserve(m, 1))
 		return -1;
 	insert(m, key + 1, pos);
 	return 0;
@@ -49,31 +112,31 @@ int recpairs_put(rec_pairs *m, uint64_t key, uint64_t pos)
 
 int recpairs_take(rec_pairs *m, uint64_t key, uint64_t *pos)
 {
-	if (!m->cap)
+	if (!m->nb)
 		return 0;
-	size_t i = recpairs_slot(m, key), mask = m->cap - 1;
-	for (; m->e[i].key != key + 1; i = (i + 1) & mask)
-		if (!m->e[i].key)
-			return 0;
-	*pos = m->e[i].pos;
-	/* Backward shift: pull later entries of the run into the hole. */
-	for (size_t j = i;;) {
-		j = (j + 1) & mask;
-		if (!m->e[j].key)
-			break;
-		size_t home = recpairs_slot(m, m->e[j].key - 1);
-		if (((j - home) & mask) >= ((j - i) & mask)) {
-			m->e[i] = m->e[j];
-			i = j;
+	uint64_t k1 = key + 1;
+	size_t home = recpairs_slot(m, key), mask = m->nb - 1;
+	for (size_t b = home, walked = 0; walked <= mask; b = (b + 1) & mask, walked++) {
+		rec_pair *e = m->e + b * W;
+		int j = find_in(e, k1);
+		if (j >= 0) {
+			*pos = e[j].pos;
+			e[j].key = 0;
+			m->n--;
+			for (size_t c = home; c != b; c = (c + 1) & mask)
+				if (m->ovf[c] < 255)
+					m->ovf[c]--;
+			return 1;
 		}
+		if (!m->ovf[b])
+			return 0;
 	}
-	m->e[i].key = 0;
-	m->n--;
-	return 1;
+	return 0;
 }
 
 void recpairs_free(rec_pairs *m)
 {
-	hook_unmap(m->e, m->cap * sizeof(rec_pair));
+	hook_unmap(m->e, m->nb * W * sizeof(rec_pair));
+	hook_unmap(m->ovf, m->nb);
 	memset(m, 0, sizeof(*m));
 }

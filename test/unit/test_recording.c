@@ -308,6 +308,39 @@ static void test_pairs(void **state)
 	free(pos);
 }
 
+/* Keys that all hash to one bucket (the hash is a bijection: its inverse
+ * makes them), more than a byte can count going past it: every one is
+ * found, a key put twice is replaced, and what is taken is gone. */
+static void test_pairs_one_bucket(void **state)
+{
+	(void)state;
+	rec_pairs m = { 0 };
+	assert_int_equal(recpairs_reserve(&m, 1), 0);
+	uint64_t inv = 0x9e3779b97f4a7c15ull;   /* Newton's iteration: the inverse of an odd number mod 2^64 */
+	for (int i = 0; i < 6; i++)
+		inv *= 2 - 0x9e3779b97f4a7c15ull * inv;
+	enum { N = 700 };
+	uint64_t keys[N], p;
+	for (uint64_t j = 0; j < N; j++) {
+		keys[j] = (((uint64_t)5 << m.shift) | (j + 1)) * inv;
+		assert_int_equal(recpairs_slot(&m, keys[j]), 5);
+	}
+	for (int round = 0; round < 3; round++) {
+		for (uint64_t j = 0; j < N; j++)
+			assert_int_equal(recpairs_put(&m, keys[j], j * 10 + (uint64_t)round), 0);
+		assert_int_equal(recpairs_put(&m, keys[3], 99), 0);   /* replaced, not added */
+		assert_int_equal(m.n, N);
+		for (uint64_t j = N; j-- > 0;) {
+			assert_int_equal(recpairs_take(&m, keys[j], &p), 1);
+			assert_int_equal(p, j == 3 ? 99 : j * 10 + (uint64_t)round);
+			assert_int_equal(recpairs_take(&m, keys[j], &p), 0);
+		}
+		assert_int_equal(m.n, 0);
+		assert_int_equal(recpairs_take(&m, keys[0] + 1, &p), 0);
+	}
+	recpairs_free(&m);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/mprof-test-rec-%d", (int)getpid());
@@ -320,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_free_nowhere),
 		cmocka_unit_test(test_old_version),
 		cmocka_unit_test(test_pairs),
+		cmocka_unit_test(test_pairs_one_bucket),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char path[128];
