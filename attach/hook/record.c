@@ -412,7 +412,7 @@ int recw_open(rec_writer *w, const void *base, const seg_header *hc, seg_header 
 	w->cnt = hook_map((size_t)hc->stack_cap * sizeof(rec_counts));
 	w->written = hook_map((size_t)(hc->stack_cap + 7) / 8);
 	w->zc = ZSTD_createCCtx_advanced((ZSTD_customMem){ z_alloc, z_free, NULL });
-	w->zlevel = 3;
+	w->zlevel = 1;   /* the first frame at the fastest level: how busy the stream is, and what it is worth, are not known yet */
 	w->zcap = 1;
 	/* A frame checksum: a damaged file says so instead of decoding garbage. */
 	if (w->zc && (ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, w->zlevel)) ||
