@@ -347,6 +347,7 @@ int target_of_ptr(const void *p);
 /* mmap-backed memory for the hook; sizes rounded to pages. */
 void *hook_map(size_t size);
 void hook_unmap(void *p, size_t size);
+void hook_populate(void *p, size_t size);
 
 /* ---- allocators that symbol interposition does not reach ---------------- */
 

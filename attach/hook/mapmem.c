@@ -23,3 +23,17 @@ void hook_unmap(void *p, size_t size)
 	if (p)
 		munmap(p, page_round(size ? size : 1));
 }
+
+/* Faults in the pages of [p, p + size) with one call: a page touched one by
+ * one is a trap into the kernel each (several microseconds in a VM).
+ * Kernels before 5.14 refuse the advice: the pages then fault as before. */
+void hook_populate(void *p, size_t size)
+{
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)p & ~(pg - 1), e = ((uintptr_t)p + size + pg - 1) & ~(pg - 1);
+	if (p && size)
+		(void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+}

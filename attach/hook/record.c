@@ -24,6 +24,7 @@
 
 #define RECW_BUF (8u << 20)
 #define RECW_FLUSH (4u << 20)
+#define RECW_ZPIECE (128u << 10)   /* the compressed frame goes to the file in pieces of this */
 #define RECW_AHEAD 8            /* put_slot's prefetch distance, in events */
 #define RECW_COUNTS_PER_CHUNK 16384
 #define RECW_IDLE_NS 100000000LL     /* a writer idle this long writes out what it holds */
@@ -116,33 +117,61 @@ static int write_all(rec_writer *w, const uint8_t *p, size_t len)
 	return 0;
 }
 
-/* Writes buf out as one ZSTD chunk. */
+static int z_fail(rec_writer *w, size_t rc)
+{
+	snprintf(w->err, sizeof(w->err), "%.120s: compressing: %s", w->dir, ZSTD_getErrorName(rc));
+	close(w->fd);
+	w->fd = -1;
+	beat(w, 0);
+	return -1;
+}
+
+/* Writes buf out as one ZSTD chunk.  The frame goes to the file as zstd
+ * makes it, through zbuf (RECW_ZPIECE bytes), not whole through a buffer
+ * of its size: fresh pages cost more than compressing them.  Its header
+ * is written last, over one whose length runs past the end of the file,
+ * so a reader meanwhile sees a file cut short, as it is. */
 static int flush(rec_writer *w)
 {
-	int64_t t0 = seg_now(w), span = t0 - w->flushed_ns;
+	int64_t t0 = seg_now(w), span = t0 - w->flushed_ns, wrote_ns = 0;
 	w->flushed_ns = t0;
 	if (!w->len)
 		return 0;
-	size_t z = ZSTD_compress2(w->zc, w->zbuf + 16, w->zbytes - 16, w->buf, w->len);
-	if (ZSTD_isError(z)) {
-		snprintf(w->err, sizeof(w->err), "%.120s: compressing: %s", w->dir, ZSTD_getErrorName(z));
-		close(w->fd);
-		w->fd = -1;
-		beat(w, 0);
+	size_t rc = ZSTD_CCtx_reset(w->zc, ZSTD_reset_session_only);
+	if (!ZSTD_isError(rc))
+		rc = ZSTD_CCtx_setPledgedSrcSize(w->zc, w->len);
+	if (ZSTD_isError(rc))
+		return z_fail(w, rc);
+	uint64_t at = w->file_bytes, z = 0;
+	uint32_t hdr[4] = { REC_C_ZSTD, UINT32_MAX, (uint32_t)w->len, 0 };   /* rec_chunk, then u32 raw_len, u32 0 */
+	memcpy(w->zbuf, hdr, 16);
+	ZSTD_inBuffer in = { w->buf, w->len, 0 };
+	for (size_t head = 16;; head = 0) {
+		ZSTD_outBuffer out = { w->zbuf + head, RECW_ZPIECE - head, 0 };
+		rc = ZSTD_compressStream2(w->zc, &out, &in, ZSTD_e_end);
+		if (ZSTD_isError(rc))
+			return z_fail(w, rc);
+		z += out.pos;
+		int64_t t1 = seg_now(w);
+		if (write_all(w, w->zbuf, head + out.pos))
+			return -1;
+		wrote_ns += seg_now(w) - t1;
+		if (!rc)
+			break;
+	}
+	hdr[1] = (uint32_t)(8 + z);
+	if (pwrite(w->fd, hdr, 8, (off_t)at) != 8) {
+		fail(w, "write", errno ? errno : ENOSPC);
 		return -1;
 	}
-	int64_t took = seg_now(w) - t0;
+	int64_t took = seg_now(w) - t0 - wrote_ns;
 	int lv = z_level(w, w->len, z, took, span + took);
 	if (lv != w->zlevel && !ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, lv)))
 		w->zlevel = lv;
-	rec_chunk c = { REC_C_ZSTD, (uint32_t)(8 + z) };
-	uint32_t raw[2] = { (uint32_t)w->len, 0 };
-	memcpy(w->zbuf, &c, 8);
-	memcpy(w->zbuf + 8, raw, 8);
 	w->raw_total += w->len;
 	w->z_total += 16 + z;
 	w->len = 0;
-	return write_all(w, w->zbuf, 16 + z);
+	return 0;
 }
 
 /* Room for n more bytes in buf (flushing first if needed); NULL on error. */
@@ -407,8 +436,9 @@ int recw_open(rec_writer *w, const void *base, const seg_header *hc, seg_header 
 		return -1;
 	}
 	w->buf = hook_map(RECW_BUF);
-	w->zbytes = 16 + ZSTD_compressBound(RECW_BUF);
-	w->zbuf = hook_map(w->zbytes);
+	w->zbuf = hook_map(RECW_ZPIECE);
+	hook_populate(w->buf, RECW_FLUSH + (256u << 10));   /* what a frame fills */
+	hook_populate(w->zbuf, RECW_ZPIECE);
 	w->cnt = hook_map((size_t)hc->stack_cap * sizeof(rec_counts));
 	w->written = hook_map((size_t)(hc->stack_cap + 7) / 8);
 	w->zc = ZSTD_createCCtx_advanced((ZSTD_customMem){ z_alloc, z_free, NULL });
@@ -678,7 +708,7 @@ void recw_close(rec_writer *w)
 		close(w->fd);
 	w->fd = -1;
 	hook_unmap(w->buf, RECW_BUF);
-	hook_unmap(w->zbuf, w->zbytes);
+	hook_unmap(w->zbuf, RECW_ZPIECE);
 	hook_unmap(w->cnt, (size_t)w->hc.stack_cap * sizeof(rec_counts));
 	hook_unmap(w->written, (size_t)(w->hc.stack_cap + 7) / 8);
 	ZSTD_freeCCtx(w->zc);

@@ -65,8 +65,7 @@ typedef struct rec_writer {
 	uint64_t file_events;       /* events in the open file: an empty one is never rotated */
 	uint8_t *buf;              /* mmap'd, RECW_BUF bytes: inner chunks waiting to be compressed */
 	size_t len;
-	uint8_t *zbuf;             /* mmap'd, zbytes bytes: one compressed ZSTD chunk */
-	size_t zbytes;
+	uint8_t *zbuf;             /* mmap'd, RECW_ZPIECE bytes: a piece of a compressed ZSTD chunk */
 	void *zc;                  /* ZSTD_CCtx, on mmap'd memory */
 	int64_t flushed_ns;        /* when buf was last written out */
 	int64_t busy_ns;           /* when a poll last found events */

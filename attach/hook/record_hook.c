@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,25 +49,9 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-/* The ring's pages, faulted in with one call: the producers would
- * otherwise take a fault on each page of it in their first lap (1024 for
- * the default 4 MiB ring, each a trap into the kernel).  Kernels before
- * 5.14 refuse the advice: then they fault as before. */
-static void ring_populate(seg_header *h)
-{
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t a = (uintptr_t)seg_region(h, SEG_R_RING), e = a + h->size[SEG_R_RING];
-	a &= ~(pg - 1);
-	e = (e + pg - 1) & ~(pg - 1);
-	(void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
-}
-
 int record_start(seg_header *h, const char *dir)
 {
-	ring_populate(h);
+	hook_populate(seg_region(h, SEG_R_RING), h->size[SEG_R_RING]);   /* else the producers fault on each page in their first lap */
 	if (recw_open(&W, h, h, h, dir, 0, 0, 0)) {
 		char msg[320];
 		int k = snprintf(msg, sizeof(msg), "mprof: not recording: %s\n", W.err);

@@ -78,6 +78,8 @@ static int grow(rec_pairs *m)
 		hook_unmap(ovf, nb);
 		return -1;
 	}
+	hook_populate(e, nb * W * sizeof(rec_pair));   /* the rehash below touches most of it */
+	hook_populate(ovf, nb);
 	rec_pair *old = m->e;
 	uint8_t *oovf = m->ovf;
 	size_t onb = m->nb;
