@@ -497,105 +497,119 @@ uint64_t recw_backlog(const rec_writer *w)
 	return __atomic_load_n(&w->hw->ring_head, __ATOMIC_ACQUIRE) - w->pos;
 }
 
-/* Encodes e at the end of the open EVENTS chunk (recfmt.h). */
-static int put_event(rec_writer *w, const seg_event *e)
+/* Opens an EVENTS chunk with room for n more events unless the open one
+ * has it. */
+static int ev_room(rec_writer *w, uint32_t n)
 {
-	if (w->ev_chunk == SIZE_MAX || w->ev_count == RECW_EV_PER_CHUNK || w->len + REC_EV_MAX + 8 > RECW_BUF) {
-		ev_close(w);
-		if (!room(w, 16 + 4096 * REC_EV_MAX))
-			return -1;
-		w->ev_chunk = w->len;
-		rec_chunk c = { REC_C_EVENTS, 8 };
-		memcpy(w->buf + w->len, &c, 8);
-		memset(w->buf + w->len + 8, 0, 8);
-		w->len += 16;
-		w->ev_count = 0;
-		w->ev_first = w->events;
-		w->ev_time_us = 0;
-		w->ev_stack = 0;
-		w->ev_tid = 0;
-	}
-	uint64_t pos = w->events, tus = e->time_ns / 1000;
-	int is_free = e->kind == SEG_EV_FREE;
-	uint64_t key = (uint64_t)e->stack << 32 | e->key, apos = 0;
-	int paired = 0;
-	/* The hook frees a block with the stack and size it recorded for it,
-	 * so a free's key finds its allocation with both. */
-	if (is_free)
-		paired = recpairs_take(&w->pairs, key, &apos);
-	else if (recpairs_put(&w->pairs, key, pos)) {
-		fail(w, "out of memory for live allocations", ENOMEM);
+	if (w->ev_chunk != SIZE_MAX && w->ev_count + n <= RECW_EV_PER_CHUNK &&
+	    w->len + (size_t)n * REC_EV_MAX + 8 <= RECW_BUF)
+		return 0;
+	ev_close(w);
+	if (!room(w, 16 + (size_t)SEG_SLOT_MAX_EVENTS * REC_EV_MAX + 8))
 		return -1;
-	}
-	/* A free refers back within the chunk when it can, else says all. */
-	uint64_t x = 0;
-	if (is_free && paired && apos >= w->ev_first)
-		x = pos - apos;
-	else if (!is_free)
-		x = zigzag((int64_t)e->stack - (int64_t)w->ev_stack);
-	int tchg = tus != w->ev_time_us, tidchg = e->tid != w->ev_tid;
-	uint8_t *p = w->buf + w->len;
-	p = varint_put(p, x << 3 | (uint64_t)tchg << 2 | (uint64_t)tidchg << 1 | (uint64_t)is_free);
-	if (tchg)
-		p = varint_put(p, zigzag((int64_t)(tus - w->ev_time_us)));
-	if (tidchg)
-		p = varint_put(p, e->tid);
-	if (!is_free) {
-		p = varint_put(p, e->size);
-		w->ev_stack = e->stack;
-	} else if (!x) {
-		p = varint_put(p, zigzag((int64_t)e->stack - (int64_t)w->ev_stack));
-		p = varint_put(p, e->size);
-		p = varint_put(p, paired ? pos - apos : 0);
-		w->ev_stack = e->stack;
-	}
-	w->ev_time_us = tus;
-	w->ev_tid = e->tid;
-	w->len = (size_t)(p - w->buf);
-	w->ev_count++;
-	w->events++;
-	w->file_events++;
-	if (e->time_ns > w->tmax)
-		w->tmax = e->time_ns;
-	if (e->stack < w->hc.stack_cap) {
-		uint64_t o, b;
-		rec_weight_at(e->size, w->hc.sample_rate, paired ? apos : pos, 1, &o, &b);
-		rec_counts *c = &w->cnt[e->stack];
-		if (is_free) {
-			c->c.free_objs += o;
-			c->c.free_bytes += b;
-		} else {
-			c->c.alloc_objs += o;
-			c->c.alloc_bytes += b;
-		}
-		if (e->stack >= w->cnt_n)
-			w->cnt_n = (uint64_t)e->stack + 1;
-	}
+	w->ev_chunk = w->len;
+	rec_chunk c = { REC_C_EVENTS, 8 };
+	memcpy(w->buf + w->len, &c, 8);
+	memset(w->buf + w->len + 8, 0, 8);
+	w->len += 16;
+	w->ev_count = 0;
+	w->ev_first = w->events;
+	w->ev_time_us = 0;
+	w->ev_stack = 0;
+	w->ev_tid = 0;
 	return 0;
 }
 
 /* Puts the events of slot copy c (whole: its seq held while it was
- * copied).  They are decoded first, so that each one's bucket in the
- * pairs table is asked for RECW_AHEAD events before it is used: a bucket
- * is most often a line from memory, slower than an event's own work. */
+ * copied) at the end of the open EVENTS chunk (recfmt.h).  They are
+ * decoded first, so that each one's bucket in the pairs table is asked
+ * for RECW_AHEAD events before it is used (a bucket is most often a line
+ * from memory, slower than an event's own work); then each is paired and
+ * encoded with the encoder's state in locals (stores through a byte
+ * pointer would make the compiler reload it from w after each). */
 static long put_slot(rec_writer *w, const seg_slot *c)
 {
 	seg_event ev[SEG_SLOT_MAX_EVENTS], prev = { .time_ns = c->time_ns, .tid = c->tid };
-	const uint8_t *p = c->data, *end = c->data + (c->len <= SEG_SLOT_DATA ? c->len : 0);
+	const uint8_t *q = c->data, *end = c->data + (c->len <= SEG_SLOT_DATA ? c->len : 0);
 	uint32_t n = c->n <= SEG_SLOT_MAX_EVENTS ? c->n : SEG_SLOT_MAX_EVENTS, k = 0;
-	while (k < n && (p = seg_slot_next(p, end, &prev, &ev[k])))
+	while (k < n && (q = seg_slot_next(q, end, &prev, &ev[k])))
 		k++;
 	w->lost += c->n - k;   /* malformed: what could not be decoded */
 	if (recpairs_reserve(&w->pairs, k)) {
 		fail(w, "out of memory for live allocations", ENOMEM);
 		return -1;
 	}
+	if (ev_room(w, k))
+		return -1;
+	uint8_t *p = w->buf + w->len;
+	uint64_t pos = w->events, first = w->ev_first, time_us = w->ev_time_us, tmax = w->tmax;
+	uint64_t rate = w->hc.sample_rate, cap = w->hc.stack_cap, cnt_n = w->cnt_n;
+	uint32_t stack = w->ev_stack, tid = w->ev_tid;
+	rec_counts *cnt = w->cnt;
 	for (uint32_t i = 0; i < k + RECW_AHEAD; i++) {
 		if (i < k)
 			recpairs_prefetch(&w->pairs, (uint64_t)ev[i].stack << 32 | ev[i].key);
-		if (i >= RECW_AHEAD && put_event(w, &ev[i - RECW_AHEAD]))
-			return -1;
+		if (i < RECW_AHEAD)
+			continue;
+		const seg_event *e = &ev[i - RECW_AHEAD];
+		uint64_t tus = e->time_ns / 1000, key = (uint64_t)e->stack << 32 | e->key, apos = 0;
+		int is_free = e->kind == SEG_EV_FREE, paired = 0;
+		/* The hook frees a block with the stack and size it recorded for
+		 * it, so a free's key finds its allocation with both. */
+		if (is_free)
+			paired = recpairs_take(&w->pairs, key, &apos);
+		else
+			recpairs_put(&w->pairs, key, pos);   /* reserved: cannot fail */
+		/* A free refers back within the chunk when it can, else says all. */
+		uint64_t x = 0;
+		if (is_free && paired && apos >= first)
+			x = pos - apos;
+		else if (!is_free)
+			x = zigzag((int64_t)e->stack - (int64_t)stack);
+		int tchg = tus != time_us, tidchg = e->tid != tid;
+		p = varint_put(p, x << 3 | (uint64_t)tchg << 2 | (uint64_t)tidchg << 1 | (uint64_t)is_free);
+		if (tchg)
+			p = varint_put(p, zigzag((int64_t)(tus - time_us)));
+		if (tidchg)
+			p = varint_put(p, e->tid);
+		if (!is_free) {
+			p = varint_put(p, e->size);
+			stack = e->stack;
+		} else if (!x) {
+			p = varint_put(p, zigzag((int64_t)e->stack - (int64_t)stack));
+			p = varint_put(p, e->size);
+			p = varint_put(p, paired ? pos - apos : 0);
+			stack = e->stack;
+		}
+		time_us = tus;
+		tid = e->tid;
+		if (e->time_ns > tmax)
+			tmax = e->time_ns;
+		if (e->stack < cap) {
+			uint64_t o, b;
+			rec_weight_at(e->size, rate, paired ? apos : pos, 1, &o, &b);
+			rec_counts *rc = &cnt[e->stack];
+			if (is_free) {
+				rc->c.free_objs += o;
+				rc->c.free_bytes += b;
+			} else {
+				rc->c.alloc_objs += o;
+				rc->c.alloc_bytes += b;
+			}
+			if (e->stack >= cnt_n)
+				cnt_n = (uint64_t)e->stack + 1;
+		}
+		pos++;
 	}
+	w->len = (size_t)(p - w->buf);
+	w->ev_count += k;
+	w->events = pos;
+	w->file_events += k;
+	w->ev_time_us = time_us;
+	w->ev_stack = stack;
+	w->ev_tid = tid;
+	w->tmax = tmax;
+	w->cnt_n = cnt_n;
 	return k;
 }
 
