@@ -204,6 +204,27 @@ static void test_cut_chunk(void **state)
 	rec_close(r);
 }
 
+/* A ZSTD chunk still being written (its frame on the disk, its header
+ * not yet: the writer's placeholder runs past the end of the file) reads
+ * as a file cut short before it. */
+static void test_chunk_being_written(void **state)
+{
+	(void)state;
+	static buf f;
+	valid(&f);
+	uint32_t type, len = UINT32_MAX;
+	memcpy(&type, f.b + first_end, 4);
+	assert_int_equal(type, REC_C_ZSTD);
+	memcpy(f.b + first_end + 4, &len, 4);
+	prof_error err = { 0 };
+	recording *r = open_buf(&f, &err);
+	assert_non_null(r);
+	assert_int_equal(r->truncated, 1);
+	assert_int_equal(r->end_ev, 4);
+	assert_int_equal(r->cur_inuse, 400);
+	rec_close(r);
+}
+
 static void expect_refused(const buf *f, const char *what)
 {
 	prof_error err = { 0 };
@@ -348,6 +369,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid),
 		cmocka_unit_test(test_cut_chunk),
+		cmocka_unit_test(test_chunk_being_written),
 		cmocka_unit_test(test_corrupt_zstd),
 		cmocka_unit_test(test_bad_varint),
 		cmocka_unit_test(test_free_nowhere),
