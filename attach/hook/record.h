@@ -43,12 +43,54 @@ static inline void recpairs_prefetch(const rec_pairs *m, uint64_t key)
 {
 	__builtin_prefetch(&m->e[recpairs_slot(m, key) * RECPAIRS_WAYS], 1);
 }
+/* The entry of k1 (a stored key) in bucket e, or -1. */
+static inline int recpairs_find_in(const rec_pair *e, uint64_t k1)
+{
+	unsigned m = (unsigned)(e[0].key == k1) | (unsigned)(e[1].key == k1) << 1 | (unsigned)(e[2].key == k1) << 2 |
+		     (unsigned)(e[3].key == k1) << 3;
+	return m ? __builtin_ctz(m) : -1;
+}
+int recpairs_grow(rec_pairs *m, size_t n);
+int recpairs_put_slow(rec_pairs *m, uint64_t key, uint64_t pos);
+int recpairs_take_slow(rec_pairs *m, uint64_t key, uint64_t *pos);
 /* Room for n more entries without growing; -1 when out of memory. */
-int recpairs_reserve(rec_pairs *m, size_t n);
-/* Remembers the allocation at pos under key; -1 when out of memory. */
-int recpairs_put(rec_pairs *m, uint64_t key, uint64_t pos);
+static inline int recpairs_reserve(rec_pairs *m, size_t n)
+{
+	return (m->n + n) * 2 > m->nb * RECPAIRS_WAYS ? recpairs_grow(m, n) : 0;
+}
+/* Remembers the allocation at pos under key (replacing one there); -1
+ * when out of memory.  Inline when its bucket settles it: every event of
+ * a recording comes here or to recpairs_take. */
+static inline int recpairs_put(rec_pairs *m, uint64_t key, uint64_t pos)
+{
+	if (recpairs_reserve(m, 1))
+		return -1;
+	size_t b = recpairs_slot(m, key);
+	rec_pair *e = m->e + b * RECPAIRS_WAYS;
+	int j = recpairs_find_in(e, key + 1);
+	if (j < 0) {   /* not in the table if nothing went past its bucket: then its first free entry */
+		if (m->ovf[b] || (j = recpairs_find_in(e, 0)) < 0)
+			return recpairs_put_slow(m, key, pos);
+		m->n++;
+	}
+	e[j] = (rec_pair){ key + 1, pos };
+	return 0;
+}
 /* Removes key's allocation: 1 with its position, 0 if none. */
-int recpairs_take(rec_pairs *m, uint64_t key, uint64_t *pos);
+static inline int recpairs_take(rec_pairs *m, uint64_t key, uint64_t *pos)
+{
+	if (!m->nb)
+		return 0;
+	size_t b = recpairs_slot(m, key);
+	rec_pair *e = m->e + b * RECPAIRS_WAYS;
+	int j = recpairs_find_in(e, key + 1);
+	if (j < 0)
+		return m->ovf[b] ? recpairs_take_slow(m, key, pos) : 0;
+	*pos = e[j].pos;
+	e[j].key = 0;
+	m->n--;
+	return 1;
+}
 void recpairs_free(rec_pairs *m);
 
 typedef struct rec_writer {

@@ -7,7 +7,8 @@
  * entries that went past it (ovf), so a lookup stops at the first bucket
  * nobody passed, and taking an entry only clears it (and counts down the
  * buckets it passed).  Doubled when half full; mmap'd; only the writer
- * thread touches it. */
+ * thread touches it.  What a key's own bucket settles is inline in
+ * record.h; what walks on past it is here. */
 #include "attach/hook/record.h"
 #include "attach/hook/hook.h"
 
@@ -15,20 +16,6 @@
 
 #define PAIRS_MIN_BUCKETS 4096
 #define W RECPAIRS_WAYS
-
-/* The entry of k1 in bucket e, or -1. */
-static inline int find_in(const rec_pair *e, uint64_t k1)
-{
-	unsigned m = (unsigned)(e[0].key == k1) | (unsigned)(e[1].key == k1) << 1 | (unsigned)(e[2].key == k1) << 2 |
-		     (unsigned)(e[3].key == k1) << 3;
-	return m ? __builtin_ctz(m) : -1;
-}
-
-static inline int empty_in(const rec_pair *e)
-{
-	unsigned m = (unsigned)!e[0].key | (unsigned)!e[1].key << 1 | (unsigned)!e[2].key << 2 | (unsigned)!e[3].key << 3;
-	return m ? __builtin_ctz(m) : -1;
-}
 
 /* k1: a stored key (key + 1). Replaces an entry of k1. */
 static void insert(rec_pairs *m, uint64_t k1, uint64_t pos)
@@ -38,12 +25,12 @@ static void insert(rec_pairs *m, uint64_t k1, uint64_t pos)
 	size_t hole_b = 0;
 	for (size_t walked = 0; walked <= mask; walked++) {
 		rec_pair *e = m->e + b * W;
-		int j = find_in(e, k1);
+		int j = recpairs_find_in(e, k1);
 		if (j >= 0) {
 			e[j].pos = pos;
 			return;
 		}
-		if (!hole && (j = empty_in(e)) >= 0) {
+		if (!hole && (j = recpairs_find_in(e, 0)) >= 0) {
 			hole = &e[j];
 			hole_b = b;
 		}
@@ -53,7 +40,7 @@ static void insert(rec_pairs *m, uint64_t k1, uint64_t pos)
 	}
 	if (!hole) {   /* past the last bucket passed: the first with room */
 		for (b = (b + 1) & mask;; b = (b + 1) & mask) {
-			int j = empty_in(m->e + b * W);
+			int j = recpairs_find_in(m->e + b * W, 0);
 			if (j >= 0) {
 				hole = &m->e[b * W + (size_t)j];
 				hole_b = b;
@@ -96,7 +83,7 @@ static int grow(rec_pairs *m)
 	return 0;
 }
 
-int recpairs_reserve(rec_pairs *m, size_t n)
+int recpairs_grow(rec_pairs *m, size_t n)
 {
 	while ((m->n + n) * 2 > m->nb * W)
 		if (grow(m))
@@ -104,7 +91,7 @@ int recpairs_reserve(rec_pairs *m, size_t n)
 	return 0;
 }
 
-int recpairs_put(rec_pairs *m, uint64_t key, uint64_t pos)
+int recpairs_put_slow(rec_pairs *m, uint64_t key, uint64_t pos)
 {
 	if (recpairs_reserve(m, 1))
 		return -1;
@@ -112,7 +99,7 @@ int recpairs_put(rec_pairs *m, uint64_t key, uint64_t pos)
 	return 0;
 }
 
-int recpairs_take(rec_pairs *m, uint64_t key, uint64_t *pos)
+int recpairs_take_slow(rec_pairs *m, uint64_t key, uint64_t *pos)
 {
 	if (!m->nb)
 		return 0;
@@ -120,7 +107,7 @@ int recpairs_take(rec_pairs *m, uint64_t key, uint64_t *pos)
 	size_t home = recpairs_slot(m, key), mask = m->nb - 1;
 	for (size_t b = home, walked = 0; walked <= mask; b = (b + 1) & mask, walked++) {
 		rec_pair *e = m->e + b * W;
-		int j = find_in(e, k1);
+		int j = recpairs_find_in(e, k1);
 		if (j >= 0) {
 			*pos = e[j].pos;
 			e[j].key = 0;
