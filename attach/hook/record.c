@@ -84,13 +84,21 @@ static void beat(rec_writer *w, int on)
 	__atomic_store_n(&w->hw->rec_beat_ns, (uint64_t)(t > 0 ? t : 1) * (uint64_t)on, __ATOMIC_RELAXED);
 }
 
-static void fail(rec_writer *w, const char *what, int e)
+/* Stops writing, w->err saying why: the file is left as it is, and
+ * producers no longer wait for this writer. */
+static int stop(rec_writer *w)
 {
 	if (w->fd >= 0)
 		close(w->fd);
 	w->fd = -1;
-	snprintf(w->err, sizeof(w->err), "%.120s: %s: %s", w->dir, what, strerror(e));
 	beat(w, 0);
+	return -1;
+}
+
+static void fail(rec_writer *w, const char *what, int e)
+{
+	snprintf(w->err, sizeof(w->err), "%.120s: %s: %s", w->dir, what, strerror(e));
+	stop(w);
 }
 
 static void file_name(const rec_writer *w, unsigned seq, char *buf, size_t cap)
@@ -120,10 +128,7 @@ static int write_all(rec_writer *w, const uint8_t *p, size_t len)
 static int z_fail(rec_writer *w, size_t rc)
 {
 	snprintf(w->err, sizeof(w->err), "%.120s: compressing: %s", w->dir, ZSTD_getErrorName(rc));
-	close(w->fd);
-	w->fd = -1;
-	beat(w, 0);
-	return -1;
+	return stop(w);
 }
 
 /* Writes buf out as one ZSTD chunk.  The frame goes to the file as zstd
@@ -160,8 +165,9 @@ static int flush(rec_writer *w)
 			break;
 	}
 	hdr[1] = (uint32_t)(8 + z);
-	if (pwrite(w->fd, hdr, 8, (off_t)at) != 8) {
-		fail(w, "write", errno ? errno : ENOSPC);
+	ssize_t put = pwrite(w->fd, hdr, 8, (off_t)at);
+	if (put != 8) {
+		fail(w, "write", put < 0 ? errno : ENOSPC);   /* as write_all says it */
 		return -1;
 	}
 	int64_t took = seg_now(w) - t0 - wrote_ns;

@@ -50,8 +50,10 @@ static inline int recpairs_find_in(const rec_pair *e, uint64_t k1)
 		     (unsigned)(e[3].key == k1) << 3;
 	return m ? __builtin_ctz(m) : -1;
 }
+/* record_pairs.c's side of the inline functions below: growing, and the
+ * walks past a key's own bucket (the table not empty, room reserved). */
 int recpairs_grow(rec_pairs *m, size_t n);
-int recpairs_put_slow(rec_pairs *m, uint64_t key, uint64_t pos);
+void recpairs_put_slow(rec_pairs *m, uint64_t key, uint64_t pos);
 int recpairs_take_slow(rec_pairs *m, uint64_t key, uint64_t *pos);
 /* Room for n more entries without growing; -1 when out of memory. */
 static inline int recpairs_reserve(rec_pairs *m, size_t n)
@@ -69,8 +71,10 @@ static inline int recpairs_put(rec_pairs *m, uint64_t key, uint64_t pos)
 	rec_pair *e = m->e + b * RECPAIRS_WAYS;
 	int j = recpairs_find_in(e, key + 1);
 	if (j < 0) {   /* not in the table if nothing went past its bucket: then its first free entry */
-		if (m->ovf[b] || (j = recpairs_find_in(e, 0)) < 0)
-			return recpairs_put_slow(m, key, pos);
+		if (m->ovf[b] || (j = recpairs_find_in(e, 0)) < 0) {
+			recpairs_put_slow(m, key, pos);
+			return 0;
+		}
 		m->n++;
 	}
 	e[j] = (rec_pair){ key + 1, pos };

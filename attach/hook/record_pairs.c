@@ -91,18 +91,13 @@ int recpairs_grow(rec_pairs *m, size_t n)
 	return 0;
 }
 
-int recpairs_put_slow(rec_pairs *m, uint64_t key, uint64_t pos)
+void recpairs_put_slow(rec_pairs *m, uint64_t key, uint64_t pos)
 {
-	if (recpairs_reserve(m, 1))
-		return -1;
 	insert(m, key + 1, pos);
-	return 0;
 }
 
 int recpairs_take_slow(rec_pairs *m, uint64_t key, uint64_t *pos)
 {
-	if (!m->nb)
-		return 0;
 	uint64_t k1 = key + 1;
 	size_t home = recpairs_slot(m, key), mask = m->nb - 1;
 	for (size_t b = home, walked = 0; walked <= mask; b = (b + 1) & mask, walked++) {
