@@ -118,9 +118,19 @@ extern uint64_t live_filt[LIVE_SHARDS * LIVE_FILT_BITS / 64];
 extern int live_filter_on;
 /* Turns the filter on (recounting it under every lock) or off. */
 void live_filter(int on);
+/* The group is the 64 MiB region's nibbles folded, not a hash of it:
+ * regions near each other (the heaps of one allocator's arenas, 64 or 128
+ * MiB apart) always get different groups, where a hash put two threads'
+ * arenas in one group (and their frees on the same locks) one time in
+ * four. */
 static inline uint64_t live_shard_index(uint64_t key, uint64_t h)
 {
-	return ((hash_mix64(key >> 26) >> 20) & 15) << 4 | (h & 15);
+	uint64_t r = key >> 26;
+	r ^= r >> 32;
+	r ^= r >> 16;
+	r ^= r >> 8;
+	r ^= r >> 4;
+	return (r & 15) << 4 | (h & 15);
 }
 static inline uint64_t live_filter_bit(uint64_t key, uint64_t h)
 {

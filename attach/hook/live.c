@@ -3,10 +3,10 @@
  * 256 shards, each an open-addressing table with backward-
  * shift deletion under its own spinlock (held for a few loads and stores,
  * never while unwinding).  Memory is mmap'd; a full shard doubles.
- * A shard is picked by 64 MiB region (16 groups) and by pointer hash (16
- * in a group): blocks of one glibc arena, or one allocator arena, mostly
- * stay in a group, so threads with arenas of their own seldom share a
- * shard's cache lines.
+ * A shard is picked by 64 MiB region (16 groups, neighbouring regions in
+ * different ones: hook.h) and by pointer hash (16 in a group): blocks of
+ * one glibc arena, or one allocator arena, mostly stay in a group, so
+ * threads with arenas of their own seldom share a shard's cache lines.
  * Entries are 16 bytes, four to a cache line: sizes of 4 GiB - 1 and more
  * are kept apart, in one more table of the same kind keyed by pointer.
  * While a heap window is open (segment.h's win_state) a block put in is
