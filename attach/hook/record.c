@@ -25,6 +25,7 @@
 #define RECW_BUF (8u << 20)
 #define RECW_FLUSH (4u << 20)
 #define RECW_ZPIECE (128u << 10)   /* the compressed frame goes to the file in pieces of this */
+#define RECW_ZSLICE (512u << 10)   /* ... made from at most this much of buf at a time */
 #define RECW_AHEAD 8            /* put_slot's prefetch distance, in events */
 #define RECW_COUNTS_PER_CHUNK 16384
 #define RECW_IDLE_NS 100000000LL     /* a writer idle this long writes out what it holds */
@@ -78,9 +79,17 @@ static int64_t seg_now(const rec_writer *w)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - w->hc.start_mono_ns;
 }
 
+/* The heartbeat: the event clock (coarse, as producers read it), which
+ * producers also take as their events' time (ring.c), so it is renewed
+ * through long polls and frames too. */
 static void beat(rec_writer *w, int on)
 {
-	int64_t t = on ? seg_now(w) : 0;
+	struct timespec ts;
+	int64_t t = 0;
+	if (on) {
+		clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+		t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - w->hc.start_mono_ns;
+	}
 	__atomic_store_n(&w->hw->rec_beat_ns, (uint64_t)(t > 0 ? t : 1) * (uint64_t)on, __ATOMIC_RELAXED);
 }
 
@@ -150,18 +159,23 @@ static int flush(rec_writer *w)
 	uint64_t at = w->file_bytes, z = 0;
 	uint32_t hdr[4] = { REC_C_ZSTD, UINT32_MAX, (uint32_t)w->len, 0 };   /* rec_chunk, then u32 raw_len, u32 0 */
 	memcpy(w->zbuf, hdr, 16);
-	ZSTD_inBuffer in = { w->buf, w->len, 0 };
+	/* Given RECW_ZSLICE bytes at a time, so the beat is renewed every few
+	 * ms even at the slowest level. */
+	ZSTD_inBuffer in = { w->buf, 0, 0 };
 	for (size_t head = 16;; head = 0) {
+		in.size = w->len - in.pos > RECW_ZSLICE ? in.pos + RECW_ZSLICE : w->len;
+		ZSTD_EndDirective end = in.size == w->len ? ZSTD_e_end : ZSTD_e_continue;
 		ZSTD_outBuffer out = { w->zbuf + head, RECW_ZPIECE - head, 0 };
-		rc = ZSTD_compressStream2(w->zc, &out, &in, ZSTD_e_end);
+		rc = ZSTD_compressStream2(w->zc, &out, &in, end);
 		if (ZSTD_isError(rc))
 			return z_fail(w, rc);
 		z += out.pos;
 		int64_t t1 = seg_now(w);
-		if (write_all(w, w->zbuf, head + out.pos))
+		if (head + out.pos && write_all(w, w->zbuf, head + out.pos))
 			return -1;
 		wrote_ns += seg_now(w) - t1;
-		if (!rc)
+		beat(w, 1);
+		if (end == ZSTD_e_end && !rc)
 			break;
 	}
 	hdr[1] = (uint32_t)(8 + z);
@@ -658,6 +672,8 @@ long recw_poll(rec_writer *w)
 		n += k;
 		if (!(i & 31))
 			__atomic_store_n(&w->hw->ring_read, i + 1, __ATOMIC_RELEASE);
+		if (!(i & 255))
+			beat(w, 1);
 	}
 	w->pos = i;
 	__atomic_store_n(&w->hw->ring_read, i, __ATOMIC_RELEASE);

@@ -6,8 +6,10 @@
  * RING_WAIT_MAX_NS, and counts the wait.  A thread encodes its events into
  * a slot of its own (until it is full, or 10 ms worth) and publishes it
  * whole: one atomic add on ring_head per slot, and a quarter of the bytes
- * a fixed event took.  Times come from the coarse monotonic clock (a few
- * ns to read; kernel tick resolution): times are for timelines. */
+ * a fixed event took.  Times come from the coarse monotonic clock (kernel
+ * tick resolution): times are for timelines.  While a recorder reads, an
+ * event takes the clock as the recorder last read it (its heartbeat, at
+ * most a poll old: record_hook.c polls every 2 ms) instead of reading it. */
 #include "attach/hook/hook.h"
 
 #include <sched.h>
@@ -142,7 +144,14 @@ static inline int ring_listened(const seg_header *h, int64_t *ns)
 void ring_push(seg_header *h, hook_thread *t, uint32_t kind, uint32_t stack, uint64_t size, uint64_t ptr)
 {
 	int64_t ns = NS_UNREAD;
-	if (!ring_listened(h, &ns)) {
+	uint64_t beat = __atomic_load_n(&h->rec_beat_ns, __ATOMIC_RELAXED);
+	if (beat) {
+		/* A recorder reads: its heartbeat is the event clock as it read it
+		 * at most a poll ago, and costs a load where reading the clock
+		 * costs a call (and a TLB miss on the clock's page in a program
+		 * whose memory does not fit the TLB). */
+		ns = (int64_t)beat;
+	} else if (!ring_listened(h, &ns)) {
 		/* Looks unread: look again after a full fence, which pairs with the
 		 * one a reader makes between its beat and its first look at the
 		 * counters, so an event left out here is in what it reads there. */
@@ -167,6 +176,8 @@ void ring_push(seg_header *h, hook_thread *t, uint32_t kind, uint32_t stack, uin
 		sl->tid = ev.tid;
 		sl->len = 0;
 		s->prev = (seg_event){ .time_ns = ev.time_ns };
+	} else if (ev.time_ns < s->prev.time_ns) {
+		ev.time_ns = s->prev.time_ns;   /* read before a recorder's last beat: times in a slot never go back */
 	}
 	sl->len = (uint16_t)(seg_slot_put(sl->data + sl->len, &s->prev, &ev) - sl->data);
 	sl->n++;
