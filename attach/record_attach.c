@@ -62,7 +62,7 @@ int record_attach(int pid, const char *dir, const char *lib, FILE *msg)
 		if (n == 0 && ++checks % 16 == 0 && follow_check_exit(&f))
 			break;
 		if (recw_backlog(w) < f.hc.ring_cap / 8) {
-			struct timespec ts = { 0, 2000000 };
+			struct timespec ts = { 0, RECW_POLL_NS };
 			nanosleep(&ts, NULL);
 		}
 	}

@@ -38,10 +38,10 @@ static void *writer_main(void *arg)
 				break;
 			break;
 		}
-		/* Keep up when the ring fills; otherwise poll every 2 ms. */
+		/* Keep up when the ring fills; otherwise poll every RECW_POLL_NS. */
 		uint64_t backlog = recw_backlog(&W);
 		if (backlog < W.hc.ring_cap / 8)
-			nap(2000000);
+			nap(RECW_POLL_NS);
 		else if (!n)   /* reserved but not written yet */
 			nap(50000);
 	}

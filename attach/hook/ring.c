@@ -7,9 +7,11 @@
  * a slot of its own (until it is full, or 10 ms worth) and publishes it
  * whole: one atomic add on ring_head per slot, and a quarter of the bytes
  * a fixed event took.  Times come from the coarse monotonic clock (kernel
- * tick resolution): times are for timelines.  While a recorder reads, an
- * event takes the clock as the recorder last read it (its heartbeat, at
- * most a poll old: record_hook.c polls every 2 ms) instead of reading it. */
+ * tick resolution): times are for timelines.  While a recorder reads, only
+ * the first event of a slot reads the clock; the others take it as the
+ * recorder last read it (its heartbeat, renewed every RECW_POLL_NS of
+ * record.h, as heaptrack's timer thread stamps its events every 10 ms) or
+ * the slot's start, whichever is later. */
 #include "attach/hook/hook.h"
 
 #include <sched.h>
@@ -167,17 +169,22 @@ void ring_push(seg_header *h, hook_thread *t, uint32_t kind, uint32_t stack, uin
 	if (!s)
 		s = &one, s->slot.n = 0;   /* no stage (it could not be mapped): a slot of one event */
 	seg_slot *sl = &s->slot;
+	if (sl->n && ev.time_ns < s->prev.time_ns)
+		ev.time_ns = s->prev.time_ns;   /* a beat older than the slot's start: times in a slot never go back */
 	if (sl->n && (ev.tid != sl->tid || ev.time_ns - sl->time_ns >= RING_STAGE_NS)) {
 		ring_write(h, t, sl);
 		sl->n = 0;
 	}
 	if (!sl->n) {
+		if (beat) {   /* a slot starts at the clock's own time: one read a slot */
+			int64_t now = event_ns(h);
+			if (now > 0 && (uint64_t)now > ev.time_ns)
+				ev.time_ns = (uint64_t)now;
+		}
 		sl->time_ns = ev.time_ns;
 		sl->tid = ev.tid;
 		sl->len = 0;
 		s->prev = (seg_event){ .time_ns = ev.time_ns };
-	} else if (ev.time_ns < s->prev.time_ns) {
-		ev.time_ns = s->prev.time_ns;   /* read before a recorder's last beat: times in a slot never go back */
 	}
 	sl->len = (uint16_t)(seg_slot_put(sl->data + sl->len, &s->prev, &ev) - sl->data);
 	sl->n++;
