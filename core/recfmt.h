@@ -17,8 +17,11 @@
  * time delta in microseconds (zigzag varint) if time_changed, the thread id
  * (varint) if tid_changed, then
  *   allocation: x = zigzag(stack - previous stack); varint size;
- *   free, x > 0: it frees the allocation x events back in this chunk (its
- *                stack and size);
+ *   free, x > 0: it frees an allocation of this chunk (its stack and
+ *                size): the one unzigzag(x - 1) + a events back, where a is
+ *                the same count of the chunk's previous such free (0 at the
+ *                start); ages repeat (queues, pools), so x is mostly small.
+ *                Version 3 and before: x events back;
  *   free, x = 0: zigzag(stack - previous stack), varint size, varint back:
  *                the allocation is `back` positions before this free (in an
  *                earlier chunk or file); 0: not in the recording.
@@ -33,9 +36,10 @@
 #include "core/varint.h"
 
 #define REC_MAGIC "MPROFREC"
-#define REC_VERSION 3
+#define REC_VERSION 4
 #define REC_VERSION_MIN 2   /* version 2: sampled weights rounded to nearest (rec_weight_at) */
 #define REC_VERSION_DITHER 3   /* from this version on, sampled weights are dithered */
+#define REC_VERSION_AGE_DELTA 4   /* from this version on, a free in its chunk says its age as a delta */
 #define REC_ZSTD_MAX (64u << 20)   /* an inner run decompresses to at most this */
 #define REC_NAME_FMT "mprof-%d.%06u.rec"
 

@@ -163,7 +163,7 @@ static int parse_events(parse_ctx *x, const uint8_t *p, uint32_t len, size_t pay
 	size_t bad;
 	if (vec_grow((void **)&x->ev, &x->evcap, count ? count : 1, sizeof(rec_event)))
 		BAD("%s: out of memory", f->path);
-	if (rec_decode_events(p + 8, len - 8, count, s->ev, x->ev, why, sizeof(why), &bad))
+	if (rec_decode_events(p + 8, len - 8, count, s->ev, f->fh.version, x->ev, why, sizeof(why), &bad))
 		BAD("%.4000s: %s: %s", f->path, at(x, pay + 8 + bad), why);
 	rec_chref r = { x->zoff, pay + 8, s->ev, count, len - 8 };
 	if (PUSH(f->ch, f->nch, f->capch, r))
@@ -227,7 +227,7 @@ static int parse_chunk(parse_ctx *x, const rec_chunk *c, const uint8_t *p, size_
 			if (c->len - q < 8)
 				BAD("%s: %s: stack %u of %u past the chunk's end", f->path, at(x, pay + q), k, count);
 			memcpy(hd, p + q, 8);
-			if (hd[1] > REC_MAX_DEPTH || (c->len - q - 8) / 8 < hd[1] || hd[0] >= REC_MAX_IDS)
+			if (hd[1] > REC_MAX_DEPTH || (c->len - q - 8) / 8 < hd[1] || hd[0] >= x->s.max_ids)   /* as events' ids */
 				BAD("%s: %s: stack id %u depth %u out of bounds", f->path, at(x, pay + q), hd[0], hd[1]);
 			rec_stref r = { hd[0], hd[1], f->npcs };
 			if (PUSH(f->st, f->nst, f->capst, r) ||
@@ -348,7 +348,7 @@ static void *parse_file(void *arg)
 		snprintf(f->err, sizeof(f->err), "%s: offset 0: not an mprof recording (bad magic)", f->path);
 	else if (f->fh.version < REC_VERSION_MIN)
 		snprintf(f->err, sizeof(f->err),
-			 "%s: offset 8: recording version %u, written by an earlier mprof: this one reads versions %u and %u",
+			 "%s: offset 8: recording version %u, written by an earlier mprof: this one reads versions %u to %u",
 			 f->path, f->fh.version, REC_VERSION_MIN, REC_VERSION);
 	else if (f->fh.version > REC_VERSION || f->fh.header_size < sizeof(rec_file_header) ||
 		 f->fh.header_size > f->len || f->fh.header_size % 8)

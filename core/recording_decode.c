@@ -45,11 +45,12 @@ int rec_unzstd(void **dctx, const uint8_t *p, size_t len, uint8_t **raw, size_t 
 
 #define DBAD(...) do { snprintf(why, whylen, __VA_ARGS__); *at = (size_t)(q - p); return -1; } while (0)
 
-int rec_decode_events(const uint8_t *p, size_t len, uint32_t count, uint64_t first, rec_event *out, char *why,
-		      size_t whylen, size_t *at)
+int rec_decode_events(const uint8_t *p, size_t len, uint32_t count, uint64_t first, uint32_t version, rec_event *out,
+		      char *why, size_t whylen, size_t *at)
 {
 	const uint8_t *q = p, *end = p + len;
-	uint64_t tus = 0, v;
+	uint64_t tus = 0, v, age = 0;
+	int age_delta = version >= REC_VERSION_AGE_DELTA;
 	int64_t stack = 0;
 	uint32_t tid = 0;
 	if (count > len)
@@ -100,6 +101,12 @@ int rec_decode_events(const uint8_t *p, size_t len, uint32_t count, uint64_t fir
 			}
 			continue;
 		}
+		if (age_delta) {   /* x - 1: zigzag(this age - the last one) */
+			int64_t a;
+			if (__builtin_add_overflow((int64_t)age, unzigzag(x - 1), &a) || a <= 0)
+				DBAD("event %u: free refers to an allocation %lld events back", i, (long long)a);
+			x = age = (uint64_t)a;
+		}
 		if (x > i || out[i - x].kind != REC_EV_ALLOC)
 			DBAD("event %u: free refers to event %llu back, not an allocation in its chunk", i,
 			     (unsigned long long)x);
@@ -138,7 +145,7 @@ const rec_event *rec_cursor_chunk(rec_cursor *k, const rec_file *f, size_t c)
 	k->cf = NULL;
 	size_t at;
 	if (vec_grow((void **)&k->ev, &k->evcap, ch->count ? ch->count : 1, sizeof(rec_event)) ||
-	    rec_decode_events(base + ch->off, ch->len, ch->count, ch->first, k->ev, why, sizeof(why), &at))
+	    rec_decode_events(base + ch->off, ch->len, ch->count, ch->first, f->fh.version, k->ev, why, sizeof(why), &at))
 		return NULL;
 	k->cf = f;
 	k->c = c;

@@ -77,9 +77,10 @@ typedef struct rec_cursor {
 int rec_unzstd(void **dctx, const uint8_t *p, size_t len, uint8_t **raw, size_t *cap, size_t *rawlen, char *why,
 	       size_t whylen);
 /* Decodes count events of an EVENTS stream (len bytes; the first at
- * position first) into out. -1 with why and *at the stream offset. */
-int rec_decode_events(const uint8_t *p, size_t len, uint32_t count, uint64_t first, rec_event *out, char *why,
-		      size_t whylen, size_t *at);
+ * position first) of a file of the given version into out. -1 with why and
+ * *at the stream offset. */
+int rec_decode_events(const uint8_t *p, size_t len, uint32_t count, uint64_t first, uint32_t version, rec_event *out,
+		      char *why, size_t whylen, size_t *at);
 /* The decoded events of f's chunk c (valid until the next call), NULL if
  * they cannot be read. */
 const rec_event *rec_cursor_chunk(rec_cursor *k, const rec_file *f, size_t c);

@@ -537,6 +537,7 @@ static int ev_room(rec_writer *w, uint32_t n)
 	w->ev_time_us = 0;
 	w->ev_stack = 0;
 	w->ev_tid = 0;
+	w->ev_age = 0;
 	return 0;
 }
 
@@ -565,6 +566,7 @@ static long put_slot(rec_writer *w, const seg_slot *c)
 	uint64_t pos = w->events, first = w->ev_first, time_us = w->ev_time_us, tmax = w->tmax;
 	uint64_t rate = w->hc.sample_rate, cap = w->hc.stack_cap, cnt_n = w->cnt_n;
 	uint32_t stack = w->ev_stack, tid = w->ev_tid;
+	uint64_t age0 = w->ev_age;
 	rec_counts *cnt = w->cnt;
 	for (uint32_t i = 0; i < k + RECW_AHEAD; i++) {
 		if (i < k)
@@ -582,8 +584,10 @@ static long put_slot(rec_writer *w, const seg_slot *c)
 			recpairs_put(&w->pairs, key, pos);   /* reserved: cannot fail */
 		/* A free refers back within the chunk when it can, else says all. */
 		uint64_t x = 0;
-		if (is_free && paired && apos >= first)
-			x = pos - apos;
+		if (is_free && paired && apos >= first) {
+			x = zigzag((int64_t)(pos - apos) - (int64_t)age0) + 1;   /* ages repeat: a queue, a pool */
+			age0 = pos - apos;
+		}
 		else if (!is_free)
 			x = zigzag((int64_t)e->stack - (int64_t)stack);
 		int tchg = tus != time_us, tidchg = e->tid != tid;
@@ -628,6 +632,7 @@ static long put_slot(rec_writer *w, const seg_slot *c)
 	w->ev_time_us = time_us;
 	w->ev_stack = stack;
 	w->ev_tid = tid;
+	w->ev_age = age0;
 	w->tmax = tmax;
 	w->cnt_n = cnt_n;
 	return k;

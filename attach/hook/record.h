@@ -127,6 +127,7 @@ typedef struct rec_writer {
 	uint64_t ev_first;         /* position of the open chunk's first event */
 	uint64_t ev_time_us;       /* the encoder's running state in the open chunk */
 	uint32_t ev_stack, ev_tid;
+	uint64_t ev_age;           /* the age of the chunk's last free that referred back */
 	rec_pairs pairs;
 	uint64_t pos;              /* next ring index to read */
 	uint64_t stuck_pos;        /* a slot seen unwritten on the last poll ... */

@@ -1,9 +1,10 @@
 /* fuzz_recording - the recording reader: the input is written as the one
  * file of a recording directory, opened, and walked (seek to start, peak
- * and end; leaks and lifetimes over the whole run). The seeds hold a
- * version 2 file as written (zstd frames with checksums: the frame checks)
- * and the same with its inner chunks uncompressed at the top level, which
- * the reader also takes (the event decoder, its varints and references). */
+ * and end; leaks and lifetimes over the whole run). The seeds hold
+ * version 2 and version 4 files as written (zstd frames with checksums:
+ * the frame checks) and the same with their inner chunks uncompressed at
+ * the top level, which the reader also takes (the event decoder, its
+ * varints and references, version 4's age deltas). */
 // FUZZ_SEEDS: test/data/recordings/*.rec
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -120,6 +120,11 @@ expect_eq "sample 512 KiB: the last file alone ends as the whole recording (the 
 	"$(row big_temp --alloc "$TMP/last") $(row big_kept "$TMP/last")" "$(row big_temp --alloc "$TMP/r8") $(row big_kept "$TMP/r8")"
 # A version 2 recording (weights rounded) still opens, with its peak.
 expect_eq "a version 2 recording still opens: its peak" "$(info_field "$DATA/recordings/peak-v2.rec" peak)" 10240000
+# Version 4 (a free of its chunk says the change in its age): rec_work
+# 300 7, whose work_fn keeps 43 blocks of 167,451 bytes; also with its
+# inner chunks uncompressed (a fuzz seed that reaches the decoder).
+expect_eq "version 4: work_fn's 43 kept blocks" "$(row work_fn "$DATA/recordings/work-v4.rec")" "167451 43"
+expect_eq "version 4, chunks uncompressed: the same" "$(row work_fn "$DATA/recordings/work-v4-plain.rec")" "167451 43"
 
 # --temporary: work_fn frees 9 of 10 blocks before its next allocation.
 MPROF_RECORD=$TMP/r6 LD_PRELOAD=$HOOK "$TMP/work" 50000 > /dev/null
@@ -172,5 +177,5 @@ expect_match "bad: a file cut short still opens and says so" "$OUT" 'files cut s
 run_status "$MPROF" --info "$DATA/recordings/peak-v1.rec"
 expect_eq "bad: a version 1 recording: status 2, nothing on stdout" "$STATUS $OUT" "2 "
 expect_eq "bad: a version 1 recording: one line saying so" "$ERR" \
-	"mprof-tui: $DATA/recordings/peak-v1.rec: offset 8: recording version 1, written by an earlier mprof: this one reads versions 2 and 3"
+	"mprof-tui: $DATA/recordings/peak-v1.rec: offset 8: recording version 1, written by an earlier mprof: this one reads versions 2 to 4"
 exit 0

@@ -57,8 +57,12 @@ static void put_zstd(buf *f, const buf *raw)
 }
 
 /* An EVENTS chunk from an encoded stream of count events. */
+static uint32_t file_version = REC_VERSION;   /* what start() writes */
+static uint64_t age_last;   /* the stream's last free back in its chunk (version 4 writes the change) */
+
 static void put_events(buf *raw, const buf *stream, uint32_t count)
 {
+	age_last = 0;   /* the next stream starts afresh */
 	uint8_t p[1 << 12];
 	uint32_t hd[2] = { count, 0 };
 	memcpy(p, hd, 8);
@@ -76,10 +80,16 @@ static void ev_alloc(buf *s, int64_t dstack, uint64_t size, uint64_t dt_us)
 	put(s, t, (size_t)(p - t));
 }
 
+/* A free of the allocation x events back in the same chunk. */
 static void ev_free_back(buf *s, uint64_t x)
 {
 	uint8_t t[16];
-	put(s, t, (size_t)(varint_put(t, x << 3 | 1) - t));
+	uint64_t v = x;
+	if (file_version >= REC_VERSION_AGE_DELTA) {
+		v = zigzag((int64_t)x - (int64_t)age_last) + 1;
+		age_last = x;
+	}
+	put(s, t, (size_t)(varint_put(t, v << 3 | 1) - t));
 }
 
 static void ev_free_far(buf *s, int64_t dstack, uint64_t size, uint64_t back)
@@ -100,7 +110,7 @@ static void start(buf *f, buf *raw)
 {
 	rec_file_header h = { 0 };
 	memcpy(h.magic, REC_MAGIC, 8);
-	h.version = REC_VERSION;
+	h.version = file_version;
 	h.header_size = sizeof(h);
 	h.pid = 4242;
 	h.seq = 1;
@@ -194,6 +204,23 @@ static void test_valid(void **state)
 	rec_close(r);
 }
 
+/* Version 3 said a free's count back itself: such a file reads the same. */
+static void test_valid_v3(void **state)
+{
+	(void)state;
+	file_version = 3;
+	recording *r = open_valid(0);
+	file_version = REC_VERSION;
+	assert_int_equal(r->end_ev, 5);
+	assert_int_equal(r->peak, 600);
+	assert_int_equal(r->cur_inuse, 300);
+	rec_life *life = rec_lifetimes(r, 2, 0);
+	assert_non_null(life);
+	assert_int_equal(life[0].freed, 2);
+	free(life);
+	rec_close(r);
+}
+
 static void test_cut_chunk(void **state)
 {
 	(void)state;
@@ -272,6 +299,37 @@ static void test_bad_varint(void **state)
 	refuse_stream(&s, 2, "event 1: bad or cut varint");
 }
 
+/* Ages that repeat, grow and shrink, as a queue and a pool make them. */
+static void test_age_deltas(void **state)
+{
+	(void)state;
+	static buf f, raw, s;
+	start(&f, &raw);
+	s.n = 0;
+	for (int i = 0; i < 8; i++)   /* 8 allocations of 10, 20 .. 80 bytes */
+		ev_alloc(&s, 0, 10 * (uint64_t)(i + 1), i ? 0 : 1000);
+	ev_free_back(&s, 8);   /* event 8 frees event 0 (10 B) */
+	ev_free_back(&s, 8);   /* event 9 frees event 1 (20 B): the same age */
+	ev_free_back(&s, 3);   /* event 10 frees event 7 (80 B) */
+	ev_free_back(&s, 7);   /* event 11 frees event 4 (50 B) */
+	put_events(&raw, &s, 12);
+	rec_end e = { 12, 2000000 };
+	put_chunk(&raw, REC_C_END, &e, sizeof(e));
+	put_zstd(&f, &raw);
+	prof_error err = { 0 };
+	recording *r = open_buf(&f, &err);
+	assert_non_null(r);
+	assert_int_equal(r->peak, 360);
+	assert_int_equal(r->cur_inuse, 360 - 10 - 20 - 80 - 50);
+	assert_int_equal(r->p->samples.v[0].c.free_objs, 4);
+	rec_close(r);
+	s.n = 0;   /* a change that takes the age to 0 or below */
+	ev_alloc(&s, 0, 100, 1000);
+	uint8_t t[16];
+	put(&s, t, (size_t)(varint_put(t, (zigzag(-3) + 1) << 3 | 1) - t));
+	refuse_stream(&s, 2, "event 1: free refers to an allocation -3 events back");
+}
+
 static void test_free_nowhere(void **state)
 {
 	(void)state;
@@ -297,7 +355,7 @@ static void test_old_version(void **state)
 	recording *r = rec_open("test/data/recordings/peak-v1.rec", 1, &err);
 	assert_null(r);
 	assert_string_equal(err.msg, "test/data/recordings/peak-v1.rec: offset 8: recording version 1, written by an "
-				     "earlier mprof: this one reads versions 2 and 3");
+				     "earlier mprof: this one reads versions 2 to 4");
 }
 
 /* The writer's live allocations against a plain array, through growth. */
@@ -368,6 +426,8 @@ int main(void)
 	mkdir(dir, 0700);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid),
+		cmocka_unit_test(test_valid_v3),
+		cmocka_unit_test(test_age_deltas),
 		cmocka_unit_test(test_cut_chunk),
 		cmocka_unit_test(test_chunk_being_written),
 		cmocka_unit_test(test_corrupt_zstd),
