@@ -148,9 +148,7 @@ int64_t follow_now_ns(const follow *f)
 {
 	if (f->exited && f->exit_mono_ns)
 		return f->exit_mono_ns;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);   /* the producer's event clock */
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec - f->hc.start_mono_ns;
+	return seg_event_clock(&f->hc);   /* the producer's event clock */
 }
 
 int64_t follow_rss(int pid)

@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/counts.h"
 #include "core/varint.h"
@@ -187,6 +188,15 @@ static inline void seg_ring_beat(seg_header *hw, int64_t now)
 {
 	__atomic_store_n(&hw->ring_beat_ns, (uint64_t)(now > 0 ? now : 1), __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* The event clock: CLOCK_MONOTONIC_COARSE since the segment began, what
+ * event times, rec_beat_ns and ring_beat_ns are counted in. */
+static inline int64_t seg_event_clock(const seg_header *h)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - h->start_mono_ns;
 }
 
 /* 1 while a recorder reads the ring; now: CLOCK_MONOTONIC in ns. */

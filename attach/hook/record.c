@@ -84,12 +84,7 @@ static int64_t seg_now(const rec_writer *w)
  * through long polls and frames too. */
 static void beat(rec_writer *w, int on)
 {
-	struct timespec ts;
-	int64_t t = 0;
-	if (on) {
-		clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-		t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - w->hc.start_mono_ns;
-	}
+	int64_t t = on ? seg_event_clock(&w->hc) : 0;
 	__atomic_store_n(&w->hw->rec_beat_ns, (uint64_t)(t > 0 ? t : 1) * (uint64_t)on, __ATOMIC_RELAXED);
 }
 

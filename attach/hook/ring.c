@@ -115,14 +115,6 @@ static void ring_write(seg_header *h, hook_thread *t, const seg_slot *src)
 	}
 }
 
-/* The event clock: the coarse monotonic clock since the segment began. */
-static int64_t event_ns(const seg_header *h)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - h->start_mono_ns;
-}
-
 #define NS_UNREAD INT64_MIN
 
 /* 1 while someone reads the ring: a recorder is there (rec_beat_ns set,
@@ -139,7 +131,7 @@ static inline int ring_listened(const seg_header *h, int64_t *ns)
 	if (!fb)
 		return 0;
 	if (*ns == NS_UNREAD)
-		*ns = event_ns(h);
+		*ns = seg_event_clock(h);
 	return *ns - (int64_t)fb <= SEG_RING_STALE_NS;
 }
 
@@ -162,7 +154,7 @@ void ring_push(seg_header *h, hook_thread *t, uint32_t kind, uint32_t stack, uin
 			return;
 	}
 	if (ns == NS_UNREAD)
-		ns = event_ns(h);
+		ns = seg_event_clock(h);
 	seg_event ev = { .time_ns = ns > 0 ? (uint64_t)ns : 0, .size = size, .stack = stack,
 			 .kind = kind, .tid = t->tid, .key = (uint32_t)(ptr >> 4) };
 	struct ring_stage *s = t->stage, one;
@@ -177,7 +169,7 @@ void ring_push(seg_header *h, hook_thread *t, uint32_t kind, uint32_t stack, uin
 	}
 	if (!sl->n) {
 		if (beat) {   /* a slot starts at the clock's own time: one read a slot */
-			int64_t now = event_ns(h);
+			int64_t now = seg_event_clock(h);
 			if (now > 0 && (uint64_t)now > ev.time_ns)
 				ev.time_ns = (uint64_t)now;
 		}
