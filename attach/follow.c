@@ -121,8 +121,8 @@ int follow_open(follow *f, int pid, const char *lib, prof_error *err)
 	snprintf(path, sizeof(path), SEG_PATH_FMT, pid);
 	if (access(path, F_OK) && errno == ENOENT) {
 		prof_errorf(err, "%s: no segment: process %d (%s) does not run under the hook; start it as "
-			    "LD_PRELOAD=%s %s", path, pid, comm, lib ? lib : "/path/to/libmprof.so",
-			    comm[0] ? comm : "PROGRAM");
+			    "LD_PRELOAD=%s %s, or load the hook into it: mprof-tui --inject %d", path, pid, comm,
+			    lib ? lib : "/path/to/libmprof.so", comm[0] ? comm : "PROGRAM", pid);
 		return -1;
 	}
 	return follow_open_path(f, path, pid, err);

@@ -108,7 +108,8 @@ typedef struct seg_header {
 	uint64_t file_size;        /* bytes in the file */
 	int64_t pid;
 	int64_t start_time_ns;     /* CLOCK_REALTIME at segment creation */
-	int64_t start_mono_ns;     /* CLOCK_MONOTONIC_COARSE at creation: event times use it */
+	int64_t start_mono_ns;     /* CLOCK_MONOTONIC at creation: event times are the coarse clock (the
+				    * same clock, tick resolution) less this, clamped at 0 */
 	uint32_t state;            /* enum seg_state */
 	uint32_t unwind;           /* enum seg_unwind */
 	uint32_t max_depth;        /* MPROF_DEPTH */

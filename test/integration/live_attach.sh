@@ -43,7 +43,7 @@ while [ "$(cat /proc/$SPID/comm 2> /dev/null)" != sleep ] && [ $n -lt 100 ]; do 
 run_status "$MPROF" --attach $SPID
 expect_eq "attach: no segment exits 2" "$STATUS" 2
 expect_match "attach: no segment says how to start it with LD_PRELOAD" "$ERR" \
-	"^mprof-tui: /dev/shm/mprof-$SPID: no segment: process $SPID \(sleep\) does not run under the hook; start it as LD_PRELOAD=/.*/libmprof\.so sleep$"
+	"^mprof-tui: /dev/shm/mprof-$SPID: no segment: process $SPID \(sleep\) does not run under the hook; start it as LD_PRELOAD=/.*/libmprof\.so sleep, or load the hook into it: mprof-tui --inject $SPID$"
 expect_eq "attach: no segment, one line" "$(printf '%s\n' "$ERR" | wc -l)" 1
 if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null 2>&1; then
 	run_status setpriv --reuid=65534 --regid=65534 --clear-groups "$MPROF" --attach $SPID
