@@ -405,6 +405,29 @@ struct sym *app_sym(const app *a)
 	return a->sy;
 }
 
+void app_say_missing(struct sym *sy, const char *then)
+{
+	const sym_missing_module *mm;
+	size_t n = sy ? sym_missing(sy, &mm) : 0;
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "mprof-tui: %s: %s; its frames %s\n", mm[i].path, mm[i].why, then);
+}
+
+void app_missing_status(app *a, const char *then)
+{
+	const sym_missing_module *mm;
+	size_t n = a->sy ? sym_missing(a->sy, &mm) : 0;
+	if (!n)
+		return;
+	size_t at = (size_t)snprintf(a->v.status, sizeof(a->v.status), "%zu module%s without symbols: ", n,
+				     n > 1 ? "s" : "");
+	for (size_t i = 0; i < n && at < sizeof(a->v.status); i++)
+		at += (size_t)snprintf(a->v.status + at, sizeof(a->v.status) - at, "%s%s (%s)", i ? ", " : "",
+				       mm[i].path, mm[i].why);
+	if (at < sizeof(a->v.status))
+		snprintf(a->v.status + at, sizeof(a->v.status) - at, " (their frames %s)", then);
+}
+
 int app_prompt(app *a, void (*fn)(app *a, const char *text), int arg, const char *dflt, const char *lead)
 {
 	a->ask.answer = fn;

@@ -214,6 +214,11 @@ void app_set_grans(app *a, int first);
  * first, its map and aggregate built from app_sym(a) and owned by the
  * view, then app_set_grans. 0, or -1 when out of memory. */
 int app_view_open(app *a, const prof *p, int first, const char *title);
+/* Modules whose symbols could not be read, each once, and what their frames
+ * show instead (then): one line each on stderr (batch reports), or the
+ * first status line (the screens). */
+void app_say_missing(struct sym *sy, const char *then);
+void app_missing_status(app *a, const char *then);
 
 /* filediff.c: two files, BASE and NEW, as a's mode (filediff_mode): d
  * toggles NEW - BASE on every screen; with open the diff is on from the

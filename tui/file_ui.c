@@ -10,22 +10,6 @@
 
 const mode_ops file_mode = { .name = "file" };
 
-/* The first status line: modules that could not be read, each once. */
-static void missing_status(app *a)
-{
-	const sym_missing_module *mm;
-	size_t n = a->sy ? sym_missing(a->sy, &mm) : 0;
-	if (!n)
-		return;
-	size_t at = (size_t)snprintf(a->v.status, sizeof(a->v.status), "%zu module%s without symbols: ", n,
-				     n > 1 ? "s" : "");
-	for (size_t i = 0; i < n && at < sizeof(a->v.status); i++)
-		at += (size_t)snprintf(a->v.status + at, sizeof(a->v.status) - at, "%s%s (%s)", i ? ", " : "",
-				       mm[i].path, mm[i].why);
-	if (at < sizeof(a->v.status))
-		snprintf(a->v.status + at, sizeof(a->v.status) - at, " (their frames keep the recorded names)");
-}
-
 int tui_run(const tui_file_opts *o)
 {
 	static app a;   /* static: the crash handler and atexit may need it */
@@ -40,7 +24,7 @@ int tui_run(const tui_file_opts *o)
 		view_toggle_alloc(&a.v);
 	if (o->objects)
 		view_toggle_objects(&a.v);
-	missing_status(&a);
+	app_missing_status(&a, "keep the recorded names");
 	a.mode = &file_mode;
 	if (o->base && filediff_init(&a, o->base, o->base_path, o->so, o->diff_open)) {
 		fprintf(stderr, "mprof-tui: out of memory\n");

@@ -600,10 +600,7 @@ static int main_batch(const cli *c, const char *path, int g)
 		opened_free(&f, 0);
 		return 1;
 	}
-	const sym_missing_module *mm;
-	size_t nmiss = f.sy ? sym_missing(f.sy, &mm) : 0;   /* the UI says it in its status line */
-	for (size_t i = 0; i < nmiss; i++)
-		fprintf(stderr, "mprof-tui: %s: %s; its frames keep their recorded names\n", mm[i].path, mm[i].why);
+	app_say_missing(f.sy, "keep their recorded names");   /* the UI says it in its status line */
 	prof_error err;
 	enum agg_metric metric = agg_metric_of(c->ro.alloc, c->ro.objects);
 	if (c->export_fmt >= 0 &&

@@ -12,6 +12,7 @@
 #include "core/agg.h"
 #include "core/snapdiff.h"
 #include "core/view.h"
+#include "tui/app.h"
 #include "tui/rec.h"
 
 void rec_moment_text(const recording *r, char *buf, size_t len)
@@ -136,6 +137,7 @@ int rec_main(const rec_opts *o)
 			fprintf(stderr, "mprof-tui: %s: out of memory\n", o->dir);
 			rc = 1;
 		} else {
+			app_say_missing(sy, "show module+offset");
 			FILE *note = o->ro.tsv ? stderr : stdout;
 			fprintf(note, "# %s\n", what);
 			if (r->sample_rate)

@@ -398,6 +398,7 @@ int tui_rec(recording *r, const rec_opts *o)
 		rec_moment_text(r, mt, sizeof(mt));
 		snprintf(a.v.status, sizeof(a.v.status),
 			 "at the run's PEAK, %s; Left/Right move in time, [ ] peaks, ? help", mt);
+		app_missing_status(&a, "show module+offset");   /* the reason names are missing comes first */
 		rc = app_run(&a);
 	}
 	app_free(&a);

@@ -159,6 +159,20 @@ expect_match "--record --attach: summary" "$ERR" 'recorded [0-9]+ events of pid'
 expect_eq "--record --attach: the peak" "$(row peak_fn --at peak "$TMP/r5")" "10240000 100"
 
 # Bad input: an empty directory, a file that is not a recording, a cut file.
+# The program rebuilt since the run (another build-id, same code): its
+# frames show module + offset, and stderr says why, once, as for a dump.
+cc $CFL -Wl,--build-id=sha1 -o "$TMP/moved" "$P/rec_peak.c" || not_ok "build rec_peak as moved"
+MPROF_RECORD=$TMP/rebuilt LD_PRELOAD=$HOOK "$TMP/moved"
+cc $CFL -Wl,--build-id=0x0123456789abcdef0123456789abcdef01234567 -o "$TMP/moved" "$P/rec_peak.c" ||
+	not_ok "rebuild moved"
+run_status "$MPROF" --at peak --top=flat --format=tsv "$TMP/rebuilt"
+expect_eq "rebuilt program: one line on stderr says why its names are missing" \
+	"$(printf '%s\n' "$ERR" | grep -v '^# ')" "mprof-tui: $TMP/moved: build-id differs; its frames show module+offset"
+expect_eq "rebuilt program: peak_fn is not named" "$(printf '%s\n' "$OUT" | awk -F '\t' '$5 == "peak_fn"' | wc -l)" 0
+expect_match "rebuilt program: its 10,240,000 bytes are under module + offset" \
+	"$(printf '%s\n' "$OUT" | awk -F '\t' '$1 == 10240000 && $2 == 100 { print $5 }')" \
+	"^$TMP/moved\(\+0x[0-9a-f]+\) \[0x[0-9a-f]+\]$"
+
 mkdir "$TMP/empty"
 run_status "$MPROF" --at peak "$TMP/empty"
 expect_eq "bad: empty directory: status 2" "$STATUS" 2

@@ -91,4 +91,17 @@ keys Home
 check "long run: Home" "cursor 0.0 s"
 expect_match "long run: Home puts the cursor in the first column" "$(screen | sed -n 5p)" "^ \\^"
 keys q
+
+# The program rebuilt since the run: the first status line says which
+# module has no symbols and why (its frames show module + offset).
+cc -g -O1 -fno-omit-frame-pointer -o "$TMP/moved" "$TOP/test/progs/rec_peak.c" || not_ok "build moved"
+MPROF_RECORD=$TMP/moved.rec LD_PRELOAD=$HOOK "$TMP/moved"
+cc -g -O1 -fno-omit-frame-pointer -Wl,--build-id=0x0123456789abcdef0123456789abcdef01234567 \
+	-o "$TMP/moved" "$TOP/test/progs/rec_peak.c" || not_ok "rebuild moved"
+tm resize-window -t t -x 200
+keys clear Enter "'$MPROF' '$TMP/moved.rec'" Enter
+check "rebuilt program: the status line says why names are missing" \
+	"1 module without symbols: $TMP/moved (build-id differs) (their frames show module+offset)"
+check "rebuilt program: its block under module + offset" "100 moved+0x"
+keys q
 exit 0
