@@ -70,6 +70,7 @@ static void dumps_finish(int in_signal)
 	if (!h || h->state == SEG_STATE_EXITED)
 		return;
 	hook_self_enter();
+	ring_sweep(h, NULL, 0);   /* threads still alive keep their last events staged: into the ring */
 	record_stop();
 	if (out_path[0] && (!forked_child || forks_dump))
 		dump_to(h, 0, in_signal);

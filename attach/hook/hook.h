@@ -150,7 +150,10 @@ void live_lock_all(void);
 void live_unlock_all(void);
 uint64_t live_count(void);
 
-/* ring.c: appends an event (ptr: the block, for its pairing key). */
+/* ring.c: a thread's slot goes to the ring once it spans this long (and a
+ * sweep takes the slots of threads quiet for this long). */
+#define RING_STAGE_NS 10000000
+/* Appends an event (ptr: the block, for its pairing key). */
 void ring_push(seg_header *h, hook_thread *t, uint32_t kind, uint32_t stack, uint64_t size, uint64_t ptr);
 /* Publishes the thread's staged events and adds its pending count of
  * overwritten events to the header.  Never from a signal handler that
@@ -161,9 +164,16 @@ void ring_flush(seg_header *h, hook_thread *t);
 int ring_recorder_alive(const seg_header *h);
 /* Forgets the thread's staged events and pending count (fork child). */
 void ring_discard(hook_thread *t);
-/* A thread's staging buffer (mmap'd), and its release. */
+/* A thread's staging buffer (mmap'd, on the list sweeps walk), and its release. */
 struct ring_stage *ring_stage_new(void);
 void ring_stage_free(struct ring_stage *s);
+/* Publishes other threads' staged events older than older_ns (0: all),
+ * for the calling thread t (NULL: a thread without a stage); skips a stage
+ * whose owner is in it, and does
+ * nothing while another sweep runs or without membarrier(2). */
+void ring_sweep(seg_header *h, hook_thread *t, int64_t older_ns);
+/* Fork child: only the calling thread's stage is left. */
+void ring_stages_forked(hook_thread *t);
 
 /* modules.c: appends modules not yet in the table (dl_iterate_phdr);
  * marks modules gone from the process as unloaded.  Takes the module

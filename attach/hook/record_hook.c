@@ -30,6 +30,7 @@ static void *writer_main(void *arg)
 	(void)arg;
 	hook_quiet();
 	while (!__atomic_load_n(&stop_req, __ATOMIC_ACQUIRE)) {
+		ring_sweep(W.hw, NULL, RING_STAGE_NS);   /* threads gone quiet: their last events */
 		long n = recw_poll(&W);
 		if (n < 0) {
 			char msg[320];

@@ -11,29 +11,125 @@
  * the first event of a slot reads the clock; the others take it as the
  * recorder last read it (its heartbeat, renewed every RECW_POLL_NS of
  * record.h, as heaptrack's timer thread stamps its events every 10 ms) or
- * the slot's start, whichever is later. */
+ * the slot's start, whichever is later.
+ *
+ * A thread that stops allocating would keep its last events in its stage
+ * for as long as it sleeps (a worker parked after its setup: the whole
+ * run).  So stages are swept: a stage holding events older than
+ * RING_STAGE_NS is published by the sweeper (the recorder's thread each
+ * poll, a thread publishing a slot of its own at most every RING_STAGE_NS,
+ * every stage at exit).  Its owner and a sweeper agree through two flags
+ * (Dekker's): the owner marks itself busy, then looks for a steal; the
+ * sweeper asks for a steal, then looks at busy, with membarrier(2) in
+ * between making the owner's plain stores and loads act as if fenced, so
+ * the owner's fast path pays no fence.  A busy owner is left for the next
+ * sweep; an owner that finds a steal asked waits for it (microseconds). */
 #include "attach/hook/hook.h"
 
+#include <linux/membarrier.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
-#define RING_STAGE_NS 10000000
 #define RING_WAIT_MAX_NS 50000000LL     /* the longest a producer waits for the recorder */
 
 struct ring_stage {
+	int busy;          /* the owner is adding to or publishing the slot */
+	int steal;         /* a sweeper takes the slot: the owner waits while set */
+	struct ring_stage *next, **pprev;   /* every stage, for sweeps (under stages_lock) */
 	seg_event prev;    /* the slot's last event: the next is encoded against it */
 	seg_slot slot;     /* n == 0: empty */
 };
 
+static struct ring_stage *stages;
+static int stages_lock;
+static int mb_state;          /* membarrier(2): 0 not asked yet, 1 registered, -1 unavailable */
+static int64_t swept_ns;      /* the event clock at the last sweep */
+
+/* Spins for the lock, at most about tries yields; 1 when held. */
+static int stages_take(int tries)
+{
+	for (int i = 0; __atomic_exchange_n(&stages_lock, 1, __ATOMIC_ACQUIRE); i++) {
+		if (i >= tries)
+			return 0;
+		sched_yield();
+	}
+	return 1;
+}
+
+static void stages_give(void)
+{
+	__atomic_store_n(&stages_lock, 0, __ATOMIC_RELEASE);
+}
+
 struct ring_stage *ring_stage_new(void)
 {
-	return hook_map(sizeof(struct ring_stage));
+	struct ring_stage *s = hook_map(sizeof(struct ring_stage));
+	if (!s)
+		return NULL;
+	stages_take(INT32_MAX);
+	s->next = stages;
+	s->pprev = &stages;
+	if (stages)
+		stages->pprev = &s->next;
+	stages = s;
+	stages_give();
+	return s;
 }
 
 void ring_stage_free(struct ring_stage *s)
 {
+	if (!s)
+		return;
+	stages_take(INT32_MAX);   /* no sweep is looking at it past this */
+	*s->pprev = s->next;
+	if (s->next)
+		s->next->pprev = s->pprev;
+	stages_give();
 	hook_unmap(s, sizeof(struct ring_stage));
+}
+
+void ring_stages_forked(hook_thread *t)
+{
+	stages = NULL;   /* the other threads' stages are the parent's */
+	stages_lock = 0;
+	mb_state = 0;    /* the child's memory is its own: register again */
+	struct ring_stage *s = t->stage;
+	if (s) {
+		s->busy = s->steal = 0;
+		s->next = NULL;
+		s->pprev = &stages;
+		stages = s;
+	}
+}
+
+/* The owner's side: busy while it touches its slot; a steal asked is
+ * waited for (the sweeper empties the slot). */
+static inline void stage_enter(struct ring_stage *s)
+{
+	__atomic_store_n(&s->busy, 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);   /* membarrier in the sweeper stands for the fence */
+	while (__atomic_load_n(&s->steal, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+static inline void stage_leave(struct ring_stage *s)
+{
+	__atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
+}
+
+static int membarrier_ready(void)
+{
+	int st = __atomic_load_n(&mb_state, __ATOMIC_ACQUIRE);
+	if (st)
+		return st > 0;
+	long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+	st = q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+		     !syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) ? 1 : -1;
+	__atomic_store_n(&mb_state, st, __ATOMIC_RELEASE);
+	return st > 0;
 }
 
 static int64_t mono_ns(void)
@@ -85,7 +181,7 @@ static int ring_wait(seg_header *h, uint64_t idx)
 
 /* Publishes a slot: its seq is 0 while it is written, then its index + 1
  * (release). */
-static void ring_write(seg_header *h, hook_thread *t, const seg_slot *src)
+static void ring_write(seg_header *h, uint32_t *drops, const seg_slot *src)
 {
 	uint64_t idx = __atomic_fetch_add(&h->ring_head, 1, __ATOMIC_RELAXED);
 	uint64_t cap = h->ring_cap;
@@ -101,7 +197,7 @@ static void ring_write(seg_header *h, hook_thread *t, const seg_slot *src)
 		uint16_t n = __atomic_load_n(&e->n, __ATOMIC_RELAXED);
 		n = n <= SEG_SLOT_MAX_EVENTS ? n : 0;   /* a slot never written holds 0 */
 		if (!__atomic_load_n(&h->rec_beat_ns, __ATOMIC_RELAXED))
-			t->drops += n;
+			*drops += n;
 		else if (!ring_wait(h, idx))   /* the recorder will find the slot lapped: say what it held */
 			__atomic_fetch_add(&h->rec_lost, n, __ATOMIC_RELAXED);
 	}
@@ -109,10 +205,43 @@ static void ring_write(seg_header *h, hook_thread *t, const seg_slot *src)
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(&e->time_ns, &src->time_ns, len);
 	__atomic_store_n(&e->seq, idx + 1, __ATOMIC_RELEASE);
-	if (t->drops >= RING_DROP_BATCH) {
-		__atomic_fetch_add(&h->dropped_events, t->drops, __ATOMIC_RELAXED);
-		t->drops = 0;
+	if (*drops >= RING_DROP_BATCH) {
+		__atomic_fetch_add(&h->dropped_events, *drops, __ATOMIC_RELAXED);
+		*drops = 0;
 	}
+}
+
+void ring_sweep(seg_header *h, hook_thread *t, int64_t older_ns)
+{
+	if (!h || !membarrier_ready() || !stages_take(older_ns ? 0 : 1000))
+		return;   /* a sweep in progress elsewhere does the work */
+	int64_t now = seg_event_clock(h);
+	__atomic_store_n(&swept_ns, now, __ATOMIC_RELAXED);
+	uint32_t drops = 0, *dp = t ? &t->drops : &drops;
+	struct ring_stage *own = t ? t->stage : NULL;
+	int asked = 0;
+	for (struct ring_stage *s = stages; s; s = s->next) {
+		if (s == own || !__atomic_load_n(&s->slot.n, __ATOMIC_RELAXED) ||
+		    now - (int64_t)__atomic_load_n(&s->slot.time_ns, __ATOMIC_RELAXED) < older_ns)
+			continue;
+		__atomic_store_n(&s->steal, 1, __ATOMIC_RELAXED);
+		asked = 1;
+	}
+	if (asked && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0))
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);   /* cannot happen once registered; busy is still read below */
+	for (struct ring_stage *s = asked ? stages : NULL; s; s = s->next) {
+		if (!__atomic_load_n(&s->steal, __ATOMIC_RELAXED))
+			continue;
+		/* Not busy: its owner is outside its slot and, entering, waits. */
+		if (!__atomic_load_n(&s->busy, __ATOMIC_ACQUIRE) && s->slot.n) {
+			ring_write(h, dp, &s->slot);
+			s->slot.n = 0;
+		}
+		__atomic_store_n(&s->steal, 0, __ATOMIC_RELEASE);
+	}
+	stages_give();
+	if (drops)
+		__atomic_fetch_add(&h->dropped_events, drops, __ATOMIC_RELAXED);
 }
 
 #define NS_UNREAD INT64_MIN
@@ -159,13 +288,16 @@ void ring_push(seg_header *h, hook_thread *t, uint32_t kind, uint32_t stack, uin
 			 .kind = kind, .tid = t->tid, .key = (uint32_t)(ptr >> 4) };
 	struct ring_stage *s = t->stage, one;
 	if (!s)
-		s = &one, s->slot.n = 0;   /* no stage (it could not be mapped): a slot of one event */
+		s = &one, s->slot.n = 0, s->steal = 0;   /* no stage (it could not be mapped): a slot of one event */
+	stage_enter(s);
 	seg_slot *sl = &s->slot;
 	if (sl->n && ev.time_ns < s->prev.time_ns)
 		ev.time_ns = s->prev.time_ns;   /* a beat older than the slot's start: times in a slot never go back */
+	int wrote = 0;
 	if (sl->n && (ev.tid != sl->tid || ev.time_ns - sl->time_ns >= RING_STAGE_NS)) {
-		ring_write(h, t, sl);
+		ring_write(h, &t->drops, sl);
 		sl->n = 0;
+		wrote = 1;
 	}
 	if (!sl->n) {
 		if (beat) {   /* a slot starts at the clock's own time: one read a slot */
@@ -181,17 +313,28 @@ void ring_push(seg_header *h, hook_thread *t, uint32_t kind, uint32_t stack, uin
 	sl->len = (uint16_t)(seg_slot_put(sl->data + sl->len, &s->prev, &ev) - sl->data);
 	sl->n++;
 	if (s == &one || sl->len + SEG_EV_MAXLEN > SEG_SLOT_DATA) {
-		ring_write(h, t, sl);
+		ring_write(h, &t->drops, sl);
 		sl->n = 0;
+		wrote = 1;
 	}
+	stage_leave(s);
+	/* A thread that publishes sweeps the others now and then: a process
+	 * read from outside (--record, the live screens) has no recorder thread. */
+	if (wrote && s != &one &&
+	    (int64_t)ev.time_ns - __atomic_load_n(&swept_ns, __ATOMIC_RELAXED) >= RING_STAGE_NS)   /* a later sweep: no */
+		ring_sweep(h, t, RING_STAGE_NS);
 }
 
 void ring_flush(seg_header *h, hook_thread *t)
 {
-	if (h && t->stage && t->stage->slot.n)
-		ring_write(h, t, &t->stage->slot);
-	if (t->stage)
-		t->stage->slot.n = 0;
+	struct ring_stage *s = t->stage;
+	if (s) {
+		stage_enter(s);
+		if (h && s->slot.n)
+			ring_write(h, &t->drops, &s->slot);
+		s->slot.n = 0;
+		stage_leave(s);
+	}
 	if (h && t->drops)
 		__atomic_fetch_add(&h->dropped_events, t->drops, __ATOMIC_RELAXED);
 	t->drops = 0;

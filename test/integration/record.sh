@@ -158,6 +158,40 @@ expect_eq "--record --attach: exit status 0 when the process ends" "$STATUS" 0
 expect_match "--record --attach: summary" "$ERR" 'recorded [0-9]+ events of pid'
 expect_eq "--record --attach: the peak" "$(row peak_fn --at peak "$TMP/r5")" "10240000 100"
 
+# A thread that allocates, then sleeps for good and is never joined: its
+# staged events reach the recording while it sleeps (a sweep publishes its
+# slot), not only at exit, and at exit all of them are there.
+cc $CFL -o "$TMP/parked" "$P/rec_parked.c" -lpthread || not_ok "build rec_parked"
+MPROF_RECORD=$TMP/r9 LD_PRELOAD=$HOOK "$TMP/parked"
+expect_eq "parked thread: its blocks at the end" "$(row parked_fn --at end "$TMP/r9")" "5000000 50"
+expect_eq "parked thread: its blocks at 0.5 s, while every thread sleeps" "$(row parked_fn --at 0.5s "$TMP/r9")" "5000000 50"
+# parked_outside DIR GO [quiet]: rec_parked under the hook, recorded from
+# outside into DIR; it starts once GO exists, made when the recorder reads.
+parked_outside() {
+	LD_PRELOAD=$HOOK "$TMP/parked" "$2" $3 &
+	pid=$!
+	for i in $(seq 1 100); do [ -e /dev/shm/mprof-$pid ] && break; sleep 0.02; done
+	"$MPROF" --record "$1" --attach "$pid" > /dev/null 2> "$1.err" &
+	rpid=$!
+	for i in $(seq 1 100); do grep -q 'recording pid' "$1.err" && break; sleep 0.02; done
+	touch "$2"
+	wait "$pid"
+	wait "$rpid"
+}
+# The same from outside (no recorder thread in the process): the main
+# thread's own slots sweep the sleeper's during its busy 300 ms, the
+# exit the rest.
+parked_outside "$TMP/r10" "$TMP/go"
+expect_eq "parked thread, --record --attach: its blocks at the end" "$(row parked_fn --at end "$TMP/r10")" "5000000 50"
+endt=$("$MPROF" --info "$TMP/r10" | sed -n 's/^events .* \.\. \([0-9.]*\) s$/\1/p')
+before=$(awk -v t="$endt" 'BEGIN { printf "%.3fs", t - 0.1 }')
+expect_eq "parked thread, --record --attach: its blocks 0.1 s before the end ($before)" \
+	"$(row parked_fn --at "$before" "$TMP/r10")" "5000000 50"
+# Every thread quiet until the exit: the exit's sweep alone publishes them.
+parked_outside "$TMP/r11" "$TMP/go2" quiet
+expect_eq "parked thread, quiet to the exit, --record --attach: its blocks at the end" \
+	"$(row parked_fn --at end "$TMP/r11")" "5000000 50"
+
 # Bad input: an empty directory, a file that is not a recording, a cut file.
 # The program rebuilt since the run (another build-id, same code): its
 # frames show module + offset, and stderr says why, once, as for a dump.
