@@ -213,8 +213,8 @@ static void ring_write(seg_header *h, uint32_t *drops, const seg_slot *src)
 
 void ring_sweep(seg_header *h, hook_thread *t, int64_t older_ns)
 {
-	if (!h || !membarrier_ready() || !stages_take(older_ns ? 0 : 1000))
-		return;   /* a sweep in progress elsewhere does the work */
+	if (!h || __atomic_load_n(&mb_state, __ATOMIC_RELAXED) < 0 || !stages_take(older_ns ? 0 : 1000))
+		return;   /* no membarrier, or a sweep in progress elsewhere does the work */
 	int64_t now = seg_event_clock(h);
 	__atomic_store_n(&swept_ns, now, __ATOMIC_RELAXED);
 	uint32_t drops = 0, *dp = t ? &t->drops : &drops;
@@ -227,13 +227,17 @@ void ring_sweep(seg_header *h, hook_thread *t, int64_t older_ns)
 		__atomic_store_n(&s->steal, 1, __ATOMIC_RELAXED);
 		asked = 1;
 	}
-	if (asked && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0))
+	/* Registered only once there is a slot to take: a process nobody
+	 * reads never asks (registering can wait for an RCU grace period). */
+	int barrier = asked && membarrier_ready();
+	if (barrier && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0))
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);   /* cannot happen once registered; busy is still read below */
 	for (struct ring_stage *s = asked ? stages : NULL; s; s = s->next) {
 		if (!__atomic_load_n(&s->steal, __ATOMIC_RELAXED))
 			continue;
-		/* Not busy: its owner is outside its slot and, entering, waits. */
-		if (!__atomic_load_n(&s->busy, __ATOMIC_ACQUIRE) && s->slot.n) {
+		/* Not busy: its owner is outside its slot and, entering, waits.
+		 * Without the barrier the asks are only withdrawn. */
+		if (barrier && !__atomic_load_n(&s->busy, __ATOMIC_ACQUIRE) && s->slot.n) {
 			ring_write(h, dp, &s->slot);
 			s->slot.n = 0;
 		}
