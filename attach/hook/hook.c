@@ -101,7 +101,6 @@ static void fork_child(void)
 	th.tid = 0;
 	th.drops = 0;
 	ring_discard(&th);   /* staged events are the parent's, for its ring */
-	ring_stages_forked(&th);
 	if (!old) {
 		th.busy--;
 		return;

@@ -162,7 +162,8 @@ void ring_push(seg_header *h, hook_thread *t, uint32_t kind, uint32_t stack, uin
 void ring_flush(seg_header *h, hook_thread *t);
 /* 1 while a recorder reads the ring (its heartbeat rec_beat_ns is recent). */
 int ring_recorder_alive(const seg_header *h);
-/* Forgets the thread's staged events and pending count (fork child). */
+/* Fork child: forgets the thread's staged events and pending count, and
+ * the other threads' stages (the parent's). */
 void ring_discard(hook_thread *t);
 /* A thread's staging buffer (mmap'd, on the list sweeps walk), and its release. */
 struct ring_stage *ring_stage_new(void);
@@ -172,8 +173,6 @@ void ring_stage_free(struct ring_stage *s);
  * whose owner is in it, and does
  * nothing while another sweep runs or without membarrier(2). */
 void ring_sweep(seg_header *h, hook_thread *t, int64_t older_ns);
-/* Fork child: only the calling thread's stage is left. */
-void ring_stages_forked(hook_thread *t);
 
 /* modules.c: appends modules not yet in the table (dl_iterate_phdr);
  * marks modules gone from the process as unloaded.  Takes the module

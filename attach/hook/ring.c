@@ -91,20 +91,6 @@ void ring_stage_free(struct ring_stage *s)
 	hook_unmap(s, sizeof(struct ring_stage));
 }
 
-void ring_stages_forked(hook_thread *t)
-{
-	stages = NULL;   /* the other threads' stages are the parent's */
-	stages_lock = 0;
-	mb_state = 0;    /* the child's memory is its own: register again */
-	struct ring_stage *s = t->stage;
-	if (s) {
-		s->busy = s->steal = 0;
-		s->next = NULL;
-		s->pprev = &stages;
-		stages = s;
-	}
-}
-
 /* The owner's side: busy while it touches its slot; a steal asked is
  * waited for (the sweeper empties the slot). */
 static inline void stage_enter(struct ring_stage *s)
@@ -346,7 +332,16 @@ void ring_flush(seg_header *h, hook_thread *t)
 
 void ring_discard(hook_thread *t)
 {
-	if (t->stage)
-		t->stage->slot.n = 0;
+	stages = NULL;   /* the other threads' stages are the parent's */
+	stages_lock = 0;
+	mb_state = 0;    /* the child's memory is its own: register again */
+	struct ring_stage *s = t->stage;
+	if (s) {
+		s->slot.n = 0;
+		s->busy = s->steal = 0;
+		s->next = NULL;
+		s->pprev = &stages;
+		stages = s;
+	}
 	t->drops = 0;
 }
