@@ -171,8 +171,10 @@ void ring_stage_free(struct ring_stage *s);
 /* Publishes other threads' staged events older than older_ns (0: all),
  * for the calling thread t (NULL: a thread without a stage); skips a stage
  * whose owner is in it, and does
- * nothing while another sweep runs or without membarrier(2). */
-void ring_sweep(seg_header *h, hook_thread *t, int64_t older_ns);
+ * nothing while another sweep runs or without membarrier(2).  Returns the
+ * start of the oldest slot other threads still stage (INT64_MAX: none),
+ * or -1 when it did nothing: the recorder's bound on what is yet to come. */
+int64_t ring_sweep(seg_header *h, hook_thread *t, int64_t older_ns);
 
 /* modules.c: appends modules not yet in the table (dl_iterate_phdr);
  * marks modules gone from the process as unloaded.  Takes the module

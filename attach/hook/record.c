@@ -51,6 +51,11 @@ static int z_level(rec_writer *w, uint64_t raw, uint64_t z, int64_t took_ns, int
 	return z_ladder[worth < w->zcap ? worth : w->zcap];
 }
 #define RECW_FLUSH_NS 1000000000LL   /* buffered events reach the file within a second */
+/* A free held for its allocation, when no sweep says what is still staged
+ * (a recorder outside the process): threads publishing slots sweep every
+ * RING_STAGE_NS, so an allocation comes within a few of those. */
+#define RECW_HOLD_NS 50000000LL
+#define RECW_HOLD_MAX_NS 1000000000LL   /* and at most this even when a stage seems to hold one back */
 
 /* zstd's memory: mmap'd, its size in front (zstd frees by pointer only). */
 static void *z_alloc(void *opaque, size_t size)
@@ -426,6 +431,7 @@ int recw_open(rec_writer *w, const void *base, const seg_header *hc, seg_header 
 	memset(w, 0, sizeof(*w));
 	w->fd = -1;
 	w->ev_chunk = SIZE_MAX;
+	w->stage_low = -1;
 	w->base = base;
 	w->hc = *hc;
 	w->hw = hw;
@@ -520,7 +526,7 @@ static int ev_room(rec_writer *w, uint32_t n)
 	    w->len + (size_t)n * REC_EV_MAX + 8 <= RECW_BUF)
 		return 0;
 	ev_close(w);
-	if (!room(w, 16 + (size_t)SEG_SLOT_MAX_EVENTS * REC_EV_MAX + 8))
+	if (!room(w, 16 + (size_t)(n > SEG_SLOT_MAX_EVENTS ? n : SEG_SLOT_MAX_EVENTS) * REC_EV_MAX + 8))
 		return -1;
 	w->ev_chunk = w->len;
 	rec_chunk c = { REC_C_EVENTS, 8 };
@@ -536,13 +542,104 @@ static int ev_room(rec_writer *w, uint32_t n)
 	return 0;
 }
 
+/* The encoder's running state in the open EVENTS chunk, in locals while a
+ * slot is put (stores through a byte pointer would make the compiler
+ * reload it from w after each). */
+typedef struct rec_enc {
+	uint8_t *p;
+	uint64_t pos, first, time_us, tmax, age0, cnt_n;
+	uint32_t stack, tid;
+} rec_enc;
+
+static inline void enc_load(const rec_writer *w, rec_enc *s)
+{
+	*s = (rec_enc){ w->buf + w->len, w->events, w->ev_first, w->ev_time_us, w->tmax, w->ev_age, w->cnt_n,
+			w->ev_stack, w->ev_tid };
+}
+
+static inline void enc_store(rec_writer *w, const rec_enc *s)
+{
+	uint64_t k = s->pos - w->events;
+	w->len = (size_t)(s->p - w->buf);
+	w->ev_count += (uint32_t)k;
+	w->events = s->pos;
+	w->file_events += k;
+	w->ev_time_us = s->time_us;
+	w->ev_stack = s->stack;
+	w->ev_tid = s->tid;
+	w->ev_age = s->age0;
+	w->tmax = s->tmax;
+	w->cnt_n = s->cnt_n;
+}
+
+/* Encodes e at position s->pos (recfmt.h) and counts it; paired: a free
+ * whose allocation is at apos. */
+static inline __attribute__((always_inline)) void enc_put(rec_enc *s, const seg_event *e, int paired, uint64_t apos,
+							  rec_counts *cnt, uint64_t rate, uint64_t cap)
+{
+	uint64_t tus = e->time_ns / 1000, x = 0;
+	int is_free = e->kind == SEG_EV_FREE;
+	/* A free refers back within the chunk when it can, else says all. */
+	if (is_free && paired && apos >= s->first) {
+		x = zigzag((int64_t)(s->pos - apos) - (int64_t)s->age0) + 1;   /* ages repeat: a queue, a pool */
+		s->age0 = s->pos - apos;
+	} else if (!is_free)
+		x = zigzag((int64_t)e->stack - (int64_t)s->stack);
+	int tchg = tus != s->time_us, tidchg = e->tid != s->tid;
+	uint8_t *p = s->p;
+	p = varint_put(p, x << 3 | (uint64_t)tchg << 2 | (uint64_t)tidchg << 1 | (uint64_t)is_free);
+	if (tchg)
+		p = varint_put(p, zigzag((int64_t)(tus - s->time_us)));
+	if (tidchg)
+		p = varint_put(p, e->tid);
+	if (!is_free) {
+		p = varint_put(p, e->size);
+		s->stack = e->stack;
+	} else if (!x) {
+		p = varint_put(p, zigzag((int64_t)e->stack - (int64_t)s->stack));
+		p = varint_put(p, e->size);
+		p = varint_put(p, paired ? s->pos - apos : 0);
+		s->stack = e->stack;
+	}
+	s->p = p;
+	s->time_us = tus;
+	s->tid = e->tid;
+	if (e->time_ns > s->tmax)
+		s->tmax = e->time_ns;
+	if (e->stack < cap) {
+		uint64_t o, b;
+		rec_weight_at(e->size, rate, paired ? apos : s->pos, 1, &o, &b);
+		rec_counts *rc = &cnt[e->stack];
+		if (is_free) {
+			rc->c.free_objs += o;
+			rc->c.free_bytes += b;
+		} else {
+			rc->c.alloc_objs += o;
+			rc->c.alloc_bytes += b;
+		}
+		if (e->stack >= s->cnt_n)
+			s->cnt_n = (uint64_t)e->stack + 1;
+	}
+	s->pos++;
+}
+
+/* What pairs a free with its allocation: the stack and the size the hook
+ * recorded for the block, and its address.  With the size in it, blocks of
+ * one stack at one address are told apart when the free between them comes
+ * late (threads stage their events: a block freed and made again at its
+ * address by other threads can arrive before the free does). */
+static inline uint64_t pair_key(const seg_event *e)
+{
+	return ((uint64_t)e->stack << 32 | e->key) ^ e->size * 0xff51afd7ed558ccdull;
+}
+
 /* Puts the events of slot copy c (whole: its seq held while it was
- * copied) at the end of the open EVENTS chunk (recfmt.h).  They are
- * decoded first, so that each one's bucket in the pairs table is asked
- * for RECW_AHEAD events before it is used (a bucket is most often a line
- * from memory, slower than an event's own work); then each is paired and
- * encoded with the encoder's state in locals (stores through a byte
- * pointer would make the compiler reload it from w after each). */
+ * copied) at the end of the open EVENTS chunk.  They are decoded first,
+ * so that each one's bucket in the pairs table is asked for RECW_AHEAD
+ * events before it is used (a bucket is most often a line from memory,
+ * slower than an event's own work).  A free with no allocation is held
+ * (record_held.c): its allocation may still wait in another thread's
+ * stage; when it comes, the allocation is written and the free after it. */
 static long put_slot(rec_writer *w, const seg_slot *c)
 {
 	seg_event ev[SEG_SLOT_MAX_EVENTS], prev = { .time_ns = c->time_ns, .tid = c->tid };
@@ -555,82 +652,69 @@ static long put_slot(rec_writer *w, const seg_slot *c)
 		fail(w, "out of memory for live allocations", ENOMEM);
 		return -1;
 	}
-	if (ev_room(w, k))
+	if (ev_room(w, k + (w->held.n < k ? w->held.n : k)))   /* a held free comes out with its allocation */
 		return -1;
-	uint8_t *p = w->buf + w->len;
-	uint64_t pos = w->events, first = w->ev_first, time_us = w->ev_time_us, tmax = w->tmax;
-	uint64_t rate = w->hc.sample_rate, cap = w->hc.stack_cap, cnt_n = w->cnt_n;
-	uint32_t stack = w->ev_stack, tid = w->ev_tid;
-	uint64_t age0 = w->ev_age;
+	rec_enc s;
+	enc_load(w, &s);
+	uint64_t rate = w->hc.sample_rate, cap = w->hc.stack_cap;
 	rec_counts *cnt = w->cnt;
 	for (uint32_t i = 0; i < k + RECW_AHEAD; i++) {
 		if (i < k)
-			recpairs_prefetch(&w->pairs, (uint64_t)ev[i].stack << 32 | ev[i].key);
+			recpairs_prefetch(&w->pairs, pair_key(&ev[i]));
 		if (i < RECW_AHEAD)
 			continue;
 		const seg_event *e = &ev[i - RECW_AHEAD];
-		uint64_t tus = e->time_ns / 1000, key = (uint64_t)e->stack << 32 | e->key, apos = 0;
-		int is_free = e->kind == SEG_EV_FREE, paired = 0;
+		uint64_t key = pair_key(e), apos = 0;
+		int paired = 0, held = 0;
+		rec_held_ent he;
 		/* The hook frees a block with the stack and size it recorded for
 		 * it, so a free's key finds its allocation with both. */
-		if (is_free)
-			paired = recpairs_take(&w->pairs, key, &apos);
-		else
-			recpairs_put(&w->pairs, key, pos);   /* reserved: cannot fail */
-		/* A free refers back within the chunk when it can, else says all. */
-		uint64_t x = 0;
-		if (is_free && paired && apos >= first) {
-			x = zigzag((int64_t)(pos - apos) - (int64_t)age0) + 1;   /* ages repeat: a queue, a pool */
-			age0 = pos - apos;
-		}
-		else if (!is_free)
-			x = zigzag((int64_t)e->stack - (int64_t)stack);
-		int tchg = tus != time_us, tidchg = e->tid != tid;
-		p = varint_put(p, x << 3 | (uint64_t)tchg << 2 | (uint64_t)tidchg << 1 | (uint64_t)is_free);
-		if (tchg)
-			p = varint_put(p, zigzag((int64_t)(tus - time_us)));
-		if (tidchg)
-			p = varint_put(p, e->tid);
-		if (!is_free) {
-			p = varint_put(p, e->size);
-			stack = e->stack;
-		} else if (!x) {
-			p = varint_put(p, zigzag((int64_t)e->stack - (int64_t)stack));
-			p = varint_put(p, e->size);
-			p = varint_put(p, paired ? pos - apos : 0);
-			stack = e->stack;
-		}
-		time_us = tus;
-		tid = e->tid;
-		if (e->time_ns > tmax)
-			tmax = e->time_ns;
-		if (e->stack < cap) {
-			uint64_t o, b;
-			rec_weight_at(e->size, rate, paired ? apos : pos, 1, &o, &b);
-			rec_counts *rc = &cnt[e->stack];
-			if (is_free) {
-				rc->c.free_objs += o;
-				rc->c.free_bytes += b;
-			} else {
-				rc->c.alloc_objs += o;
-				rc->c.alloc_bytes += b;
+		if (e->kind == SEG_EV_FREE) {
+			if (__builtin_expect(w->dups.n != 0, 0) && recheld_take(&w->dups, e, &he))
+				paired = 1, apos = he.aux;   /* older than the one in pairs */
+			else
+				paired = recpairs_take(&w->pairs, key, &apos);
+			if (!paired && !recheld_put(&w->held, e, w->read_ns, w->polls))
+				continue;
+		} else if (w->held.n && recheld_take(&w->held, e, &he)) {
+			held = 1;
+		} else if (recpairs_put(&w->pairs, key, s.pos, &apos) > 0) {   /* reserved: cannot fail */
+			/* Full: the oldest goes (its free is long overdue: lost, or taken by another). */
+			if (recheld_put(&w->dups, e, 0, apos)) {
+				recheld_drop_oldest(&w->dups);
+				recheld_put(&w->dups, e, 0, apos);
 			}
-			if (e->stack >= cnt_n)
-				cnt_n = (uint64_t)e->stack + 1;
 		}
-		pos++;
+		enc_put(&s, e, paired, apos, cnt, rate, cap);
+		if (held)
+			enc_put(&s, &he.ev, 1, s.pos - 1, cnt, rate, cap);
 	}
-	w->len = (size_t)(p - w->buf);
-	w->ev_count += k;
-	w->events = pos;
-	w->file_events += k;
-	w->ev_time_us = time_us;
-	w->ev_stack = stack;
-	w->ev_tid = tid;
-	w->ev_age = age0;
-	w->tmax = tmax;
-	w->cnt_n = cnt_n;
+	enc_store(w, &s);
 	return k;
+}
+
+/* Writes out held frees whose allocation cannot come any more: read in an
+ * earlier poll, and since then the sweep found no slot staged from before
+ * that poll (w->stage_low), or without sweeps RECW_HOLD_NS went by; all of
+ * them at the end.  The ring was read to its head just before. */
+static int held_release(rec_writer *w, int all)
+{
+	int64_t now = seg_event_clock(&w->hc);
+	const rec_held_ent *o;
+	while ((o = recheld_oldest(&w->held))) {
+		int64_t held = now - o->seen;
+		int go = w->stage_low >= 0 ? w->stage_low > o->seen || held >= RECW_HOLD_MAX_NS : held >= RECW_HOLD_NS;
+		if (!all && (o->aux >= w->polls || !go))
+			break;
+		if (ev_room(w, 1))
+			return -1;
+		rec_enc s;
+		enc_load(w, &s);
+		enc_put(&s, &o->ev, 0, 0, w->cnt, w->hc.sample_rate, w->hc.stack_cap);
+		enc_store(w, &s);
+		recheld_drop_oldest(&w->held);
+	}
+	return 0;
 }
 
 long recw_poll(rec_writer *w)
@@ -639,6 +723,8 @@ long recw_poll(rec_writer *w)
 		return -1;
 	beat(w, 1);
 	uint64_t head = __atomic_load_n(&w->hw->ring_head, __ATOMIC_ACQUIRE);
+	w->polls++;
+	w->read_ns = seg_event_clock(&w->hc);   /* no later than this: every event below head */
 	uint64_t cap = w->hc.ring_cap, i = w->pos;
 	const seg_slot *ring = (const seg_slot *)(w->base + w->hc.off[SEG_R_RING]);
 	long n = 0;
@@ -677,6 +763,8 @@ long recw_poll(rec_writer *w)
 	}
 	w->pos = i;
 	__atomic_store_n(&w->hw->ring_read, i, __ATOMIC_RELEASE);
+	if (i == head && held_release(w, 0))
+		return -1;
 	uint64_t rl = __atomic_load_n(&w->hw->rec_lost, __ATOMIC_RELAXED);
 	w->lost += rl - w->lost_seen;
 	w->lost_seen = rl;
@@ -736,7 +824,7 @@ long recw_poll(rec_writer *w)
 
 void recw_close(rec_writer *w)
 {
-	if (w->fd >= 0 && recw_poll(w) >= 0)
+	if (w->fd >= 0 && recw_poll(w) >= 0 && !held_release(w, 1))
 		file_close(w);
 	if (w->hw && w->buf)
 		beat(w, 0);
@@ -749,6 +837,8 @@ void recw_close(rec_writer *w)
 	hook_unmap(w->written, (size_t)(w->hc.stack_cap + 7) / 8);
 	ZSTD_freeCCtx(w->zc);
 	recpairs_free(&w->pairs);
+	recheld_free(&w->held);
+	recheld_free(&w->dups);
 	w->zc = NULL;
 	w->zbuf = NULL;
 	w->buf = NULL;

@@ -57,30 +57,33 @@ static inline int recpairs_find_in(const rec_pair *e, uint64_t k1)
 /* record_pairs.c's side of the inline functions below: growing, and the
  * walks past a key's own bucket (the table not empty, room reserved). */
 int recpairs_grow(rec_pairs *m, size_t n);
-void recpairs_put_slow(rec_pairs *m, uint64_t key, uint64_t pos);
+int recpairs_put_slow(rec_pairs *m, uint64_t key, uint64_t pos, uint64_t *old);
 int recpairs_take_slow(rec_pairs *m, uint64_t key, uint64_t *pos);
 /* Room for n more entries without growing; -1 when out of memory. */
 static inline int recpairs_reserve(rec_pairs *m, size_t n)
 {
 	return (m->n + n) * 2 > m->nb * RECPAIRS_WAYS ? recpairs_grow(m, n) : 0;
 }
-/* Remembers the allocation at pos under key (replacing one there); -1
- * when out of memory.  Inline when its bucket settles it: every event of
- * a recording comes here or to recpairs_take. */
-static inline int recpairs_put(rec_pairs *m, uint64_t key, uint64_t pos)
+/* Remembers the allocation at pos under key: 0 when added, 1 when it
+ * replaced one there (its position in *old), -1 when out of memory.
+ * Inline when its bucket settles it: every event of a recording comes
+ * here or to recpairs_take. */
+static inline int recpairs_put(rec_pairs *m, uint64_t key, uint64_t pos, uint64_t *old)
 {
 	if (recpairs_reserve(m, 1))
 		return -1;
 	size_t b = recpairs_slot(m, key);
 	rec_pair *e = m->e + b * RECPAIRS_WAYS;
 	int j = recpairs_find_in(e, key + 1);
-	if (j < 0) {   /* not in the table if nothing went past its bucket: then its first free entry */
-		if (m->ovf[b] || (j = recpairs_find_in(e, 0)) < 0) {
-			recpairs_put_slow(m, key, pos);
-			return 0;
-		}
-		m->n++;
+	if (j >= 0) {
+		*old = e[j].pos;
+		e[j].pos = pos;
+		return 1;
 	}
+	/* Not in the table if nothing went past its bucket: then its first free entry. */
+	if (m->ovf[b] || (j = recpairs_find_in(e, 0)) < 0)
+		return recpairs_put_slow(m, key, pos, old);
+	m->n++;
 	e[j] = (rec_pair){ key + 1, pos };
 	return 0;
 }
@@ -100,6 +103,34 @@ static inline int recpairs_take(rec_pairs *m, uint64_t key, uint64_t *pos)
 	return 1;
 }
 void recpairs_free(rec_pairs *m);
+
+/* Events waiting for their other half (record_held.c): frees that came
+ * before their allocation, and allocations another at their key pushed
+ * out of the pairs table before their free came. */
+#define RECHELD_CAP 65536
+typedef struct rec_held_ent {
+	seg_event ev;
+	int64_t seen;              /* the event clock when the writer read it */
+	uint64_t aux;              /* a free: the writer's poll that read it; an allocation: its position */
+	uint32_t next;             /* the next (older) of its chain, index + 1; 0: none */
+	uint32_t live;             /* 0: taken (a hole the oldest end skips) */
+} rec_held_ent;
+typedef struct rec_held {
+	rec_held_ent *e;           /* mmap'd on first use, RECHELD_CAP: a FIFO of [lo, hi) mod the cap */
+	uint32_t *heads;           /* mmap'd: chains by key hash, newest first */
+	uint64_t lo, hi;
+	uint32_t n;                /* held (live) */
+} rec_held;
+/* Holds event e; -1 when full or out of memory. */
+int recheld_put(rec_held *h, const seg_event *e, int64_t seen, uint64_t aux);
+/* Takes out the oldest event held for e (same stack, address and size):
+ * for an allocation, a free by another thread read after it was made; for
+ * a free, any.  1 with it in *out, or 0 if none. */
+int recheld_take(rec_held *h, const seg_event *e, rec_held_ent *out);
+/* The oldest held free, or NULL; and its removal. */
+const rec_held_ent *recheld_oldest(rec_held *h);
+void recheld_drop_oldest(rec_held *h);
+void recheld_free(rec_held *h);
 
 typedef struct rec_writer {
 	const char *base;          /* the segment, read */
@@ -129,6 +160,11 @@ typedef struct rec_writer {
 	uint32_t ev_stack, ev_tid;
 	uint64_t ev_age;           /* the age of the chunk's last free that referred back */
 	rec_pairs pairs;
+	rec_held held;             /* unpaired frees waiting for their allocation */
+	rec_held dups;             /* allocations pushed out of pairs by a later one at their key */
+	uint64_t polls;            /* polls begun */
+	int64_t read_ns;           /* the event clock as this poll began to read the ring */
+	int64_t stage_low;         /* set before a poll by a caller that swept (ring_sweep's result); else -1 */
 	uint64_t pos;              /* next ring index to read */
 	uint64_t stuck_pos;        /* a slot seen unwritten on the last poll ... */
 	int64_t stuck_since;       /* ... since then (a writer killed mid-write: skipped after 1 s) */

@@ -30,7 +30,9 @@ static void *writer_main(void *arg)
 	(void)arg;
 	hook_quiet();
 	while (!__atomic_load_n(&stop_req, __ATOMIC_ACQUIRE)) {
-		ring_sweep(W.hw, NULL, RING_STAGE_NS);   /* threads gone quiet: their last events */
+		/* Threads gone quiet: their last events; and what is still staged,
+		 * so frees held for their allocation go out as soon as none can come. */
+		W.stage_low = ring_sweep(W.hw, NULL, RING_STAGE_NS);
 		long n = recw_poll(&W);
 		if (n < 0) {
 			char msg[320];

@@ -17,8 +17,9 @@
 #define PAIRS_MIN_BUCKETS 4096
 #define W RECPAIRS_WAYS
 
-/* k1: a stored key (key + 1). Replaces an entry of k1. */
-static void insert(rec_pairs *m, uint64_t k1, uint64_t pos)
+/* k1: a stored key (key + 1). Replaces an entry of k1: 1 with its
+ * position in *old; else 0. */
+static int insert(rec_pairs *m, uint64_t k1, uint64_t pos, uint64_t *old)
 {
 	size_t home = recpairs_slot(m, k1 - 1), mask = m->nb - 1, b = home;
 	rec_pair *hole = NULL;
@@ -27,8 +28,9 @@ static void insert(rec_pairs *m, uint64_t k1, uint64_t pos)
 		rec_pair *e = m->e + b * W;
 		int j = recpairs_find_in(e, k1);
 		if (j >= 0) {
+			*old = e[j].pos;
 			e[j].pos = pos;
-			return;
+			return 1;
 		}
 		if (!hole && (j = recpairs_find_in(e, 0)) >= 0) {
 			hole = &e[j];
@@ -53,6 +55,7 @@ static void insert(rec_pairs *m, uint64_t k1, uint64_t pos)
 			m->ovf[b]++;
 	*hole = (rec_pair){ k1, pos };
 	m->n++;
+	return 0;
 }
 
 static int grow(rec_pairs *m)
@@ -75,9 +78,10 @@ static int grow(rec_pairs *m)
 	m->nb = nb;
 	m->shift = 64 - (unsigned)__builtin_ctzll(nb);
 	m->n = 0;
+	uint64_t none;
 	for (size_t i = 0; i < onb * W; i++)
 		if (old[i].key)
-			insert(m, old[i].key, old[i].pos);
+			insert(m, old[i].key, old[i].pos, &none);   /* keys are unique: nothing is replaced */
 	hook_unmap(old, onb * W * sizeof(rec_pair));
 	hook_unmap(oovf, onb);
 	return 0;
@@ -91,9 +95,9 @@ int recpairs_grow(rec_pairs *m, size_t n)
 	return 0;
 }
 
-void recpairs_put_slow(rec_pairs *m, uint64_t key, uint64_t pos)
+int recpairs_put_slow(rec_pairs *m, uint64_t key, uint64_t pos, uint64_t *old)
 {
-	insert(m, key + 1, pos);
+	return insert(m, key + 1, pos, old);
 }
 
 int recpairs_take_slow(rec_pairs *m, uint64_t key, uint64_t *pos)

@@ -197,10 +197,10 @@ static void ring_write(seg_header *h, uint32_t *drops, const seg_slot *src)
 	}
 }
 
-void ring_sweep(seg_header *h, hook_thread *t, int64_t older_ns)
+int64_t ring_sweep(seg_header *h, hook_thread *t, int64_t older_ns)
 {
 	if (!h || __atomic_load_n(&mb_state, __ATOMIC_RELAXED) < 0 || !stages_take(older_ns ? 0 : 1000))
-		return;   /* no membarrier, or a sweep in progress elsewhere does the work */
+		return -1;   /* no membarrier, or a sweep in progress elsewhere does the work */
 	int64_t now = seg_event_clock(h);
 	__atomic_store_n(&swept_ns, now, __ATOMIC_RELAXED);
 	uint32_t drops = 0, *dp = t ? &t->drops : &drops;
@@ -218,20 +218,27 @@ void ring_sweep(seg_header *h, hook_thread *t, int64_t older_ns)
 	int barrier = asked && membarrier_ready();
 	if (barrier && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0))
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);   /* cannot happen once registered; busy is still read below */
-	for (struct ring_stage *s = asked ? stages : NULL; s; s = s->next) {
-		if (!__atomic_load_n(&s->steal, __ATOMIC_RELAXED))
-			continue;
+	int64_t low = INT64_MAX;
+	for (struct ring_stage *s = stages; s; s = s->next) {
 		/* Not busy: its owner is outside its slot and, entering, waits.
 		 * Without the barrier the asks are only withdrawn. */
-		if (barrier && !__atomic_load_n(&s->busy, __ATOMIC_ACQUIRE) && s->slot.n) {
-			ring_write(h, dp, &s->slot);
-			s->slot.n = 0;
+		if (asked && __atomic_load_n(&s->steal, __ATOMIC_RELAXED)) {
+			if (barrier && !__atomic_load_n(&s->busy, __ATOMIC_ACQUIRE) && s->slot.n) {
+				ring_write(h, dp, &s->slot);
+				__atomic_store_n(&s->slot.n, 0, __ATOMIC_RELEASE);
+			}
+			__atomic_store_n(&s->steal, 0, __ATOMIC_RELEASE);
 		}
-		__atomic_store_n(&s->steal, 0, __ATOMIC_RELEASE);
+		/* Emptied after its slot was written (release): else its events wait. */
+		if (s != own && __atomic_load_n(&s->slot.n, __ATOMIC_ACQUIRE)) {
+			int64_t st = (int64_t)__atomic_load_n(&s->slot.time_ns, __ATOMIC_RELAXED);
+			low = st < low ? st : low;
+		}
 	}
 	stages_give();
 	if (drops)
 		__atomic_fetch_add(&h->dropped_events, drops, __ATOMIC_RELAXED);
+	return low;
 }
 
 #define NS_UNREAD INT64_MIN
@@ -286,7 +293,7 @@ void ring_push(seg_header *h, hook_thread *t, uint32_t kind, uint32_t stack, uin
 	int wrote = 0;
 	if (sl->n && (ev.tid != sl->tid || ev.time_ns - sl->time_ns >= RING_STAGE_NS)) {
 		ring_write(h, &t->drops, sl);
-		sl->n = 0;
+		__atomic_store_n(&sl->n, 0, __ATOMIC_RELEASE);   /* a sweep seeing it empty sees the slot written */
 		wrote = 1;
 	}
 	if (!sl->n) {
@@ -304,7 +311,7 @@ void ring_push(seg_header *h, hook_thread *t, uint32_t kind, uint32_t stack, uin
 	sl->n++;
 	if (s == &one || sl->len + SEG_EV_MAXLEN > SEG_SLOT_DATA) {
 		ring_write(h, &t->drops, sl);
-		sl->n = 0;
+		__atomic_store_n(&sl->n, 0, __ATOMIC_RELEASE);
 		wrote = 1;
 	}
 	stage_leave(s);
@@ -322,7 +329,7 @@ void ring_flush(seg_header *h, hook_thread *t)
 		stage_enter(s);
 		if (h && s->slot.n)
 			ring_write(h, &t->drops, &s->slot);
-		s->slot.n = 0;
+		__atomic_store_n(&s->slot.n, 0, __ATOMIC_RELEASE);
 		stage_leave(s);
 	}
 	if (h && t->drops)

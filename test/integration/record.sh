@@ -167,8 +167,9 @@ expect_eq "parked thread: its blocks at the end" "$(row parked_fn --at end "$TMP
 expect_eq "parked thread: its blocks at 0.5 s, while every thread sleeps" "$(row parked_fn --at 0.5s "$TMP/r9")" "5000000 50"
 # parked_outside DIR GO [quiet]: rec_parked under the hook, recorded from
 # outside into DIR; it starts once GO exists, made when the recorder reads.
+# (PROG: another program to run so; ENVS: its environment.)
 parked_outside() {
-	LD_PRELOAD=$HOOK "$TMP/parked" "$2" $3 &
+	env $ENVS LD_PRELOAD=$HOOK "${PROG:-$TMP/parked}" "$2" $3 &
 	pid=$!
 	for i in $(seq 1 100); do [ -e /dev/shm/mprof-$pid ] && break; sleep 0.02; done
 	"$MPROF" --record "$1" --attach "$pid" > /dev/null 2> "$1.err" &
@@ -191,6 +192,34 @@ expect_eq "parked thread, --record --attach: its blocks 0.1 s before the end ($b
 parked_outside "$TMP/r11" "$TMP/go2" quiet
 expect_eq "parked thread, quiet to the exit, --record --attach: its blocks at the end" \
 	"$(row parked_fn --at end "$TMP/r11")" "5000000 50"
+
+# Blocks freed by another thread before their allocation left the
+# allocating thread's stage (handoff_fn), and frees still staged when the
+# block made next at the address arrives (reuse_fn); each address made
+# again at once (glibc without tcache gives it back), sizes 100 and 104 from
+# one stack: the writer pairs each free with its own allocation, so
+# nothing of either is alive at the end, nothing leaks, and the end equals
+# the exit dump.
+cc $CFL -o "$TMP/handoff" "$P/rec_handoff.c" -lpthread || not_ok "build rec_handoff"
+GLIBC_TUNABLES=glibc.malloc.tcache_count=0 MPROF_RECORD=$TMP/r12 MPROF_OUT=$TMP/handoff.pro LD_PRELOAD=$HOOK \
+	"$TMP/handoff"
+expect_eq "handoff: all 400 blocks recorded" "$(row handoff_fn --at end --alloc "$TMP/r12")" "40800 400"
+expect_eq "handoff: nothing of handoff_fn alive at the end" "$(row handoff_fn --at end "$TMP/r12")" "0 0"
+expect_eq "handoff: --leaks start end: none of handoff_fn's" "$(row handoff_fn --leaks start end "$TMP/r12")" "0 0"
+expect_eq "handoff: all 400 blocks of reuse_fn recorded" "$(row reuse_fn --at end --alloc "$TMP/r12")" "40800 400"
+expect_eq "handoff: nothing of reuse_fn alive at the end" "$(row reuse_fn --at end "$TMP/r12")" "0 0"
+expect_eq "handoff: --leaks start end: none of reuse_fn's" "$(row reuse_fn --leaks start end "$TMP/r12")" "0 0"
+hd=$(ls "$TMP"/handoff.pro* | head -1)
+expect_eq "handoff: the end's table equals the exit dump's" \
+	"$("$MPROF" --at end --top=flat --format=tsv "$TMP/r12" 2> /dev/null | grep -v '^#')" \
+	"$("$MPROF" --top=flat --format=tsv "$hd")"
+PROG=$TMP/handoff ENVS=GLIBC_TUNABLES=glibc.malloc.tcache_count=0 parked_outside "$TMP/r13" "$TMP/go3"
+expect_eq "handoff, --record --attach: nothing of handoff_fn alive at the end" \
+	"$(row handoff_fn --at end "$TMP/r13")" "0 0"
+expect_eq "handoff, --record --attach: --leaks start end: none of handoff_fn's" \
+	"$(row handoff_fn --leaks start end "$TMP/r13")" "0 0"
+expect_eq "handoff, --record --attach: nothing of reuse_fn alive at the end, no leak" \
+	"$(row reuse_fn --at end "$TMP/r13") $(row reuse_fn --leaks start end "$TMP/r13")" "0 0 0 0"
 
 # Bad input: an empty directory, a file that is not a recording, a cut file.
 # The program rebuilt since the run (another build-id, same code): its

@@ -371,7 +371,7 @@ static void test_pairs(void **state)
 	for (uint64_t step = 1; step < 2000000; step++) {
 		uint64_t k = (uint64_t)random() % N, key = (k % 97) << 32 | (k * 2654435761u & 0xffffffffu), p;
 		if (!pos[k]) {
-			assert_int_equal(recpairs_put(&m, key, step), 0);
+			assert_int_equal(recpairs_put(&m, key, step, &p), 0);
 			pos[k] = step + 1;
 			live++;
 		} else if (random() % 3) {
@@ -399,15 +399,16 @@ static void test_pairs_one_bucket(void **state)
 	for (int i = 0; i < 6; i++)
 		inv *= 2 - 0x9e3779b97f4a7c15ull * inv;
 	enum { N = 700 };
-	uint64_t keys[N], p;
+	uint64_t keys[N], p, old;
 	for (uint64_t j = 0; j < N; j++) {
 		keys[j] = (((uint64_t)5 << m.shift) | (j + 1)) * inv;
 		assert_int_equal(recpairs_slot(&m, keys[j]), 5);
 	}
 	for (int round = 0; round < 3; round++) {
 		for (uint64_t j = 0; j < N; j++)
-			assert_int_equal(recpairs_put(&m, keys[j], j * 10 + (uint64_t)round), 0);
-		assert_int_equal(recpairs_put(&m, keys[3], 99), 0);   /* replaced, not added */
+			assert_int_equal(recpairs_put(&m, keys[j], j * 10 + (uint64_t)round, &old), 0);
+		assert_int_equal(recpairs_put(&m, keys[3], 99, &old), 1);   /* replaced, not added */
+		assert_int_equal(old, 30 + (uint64_t)round);
 		assert_int_equal(m.n, N);
 		for (uint64_t j = N; j-- > 0;) {
 			assert_int_equal(recpairs_take(&m, keys[j], &p), 1);
