@@ -487,16 +487,20 @@ int recw_open(rec_writer *w, const void *base, const seg_header *hc, seg_header 
 	seg_ring_beat(hw, seg_now(w));   /* events go to the ring from here on */
 	w->pos = __atomic_load_n(&hw->ring_head, __ATOMIC_ACQUIRE);
 	w->stuck_pos = UINT64_MAX;
-	if (from_counters) {
-		uint64_t n = __atomic_load_n(&hw->stack_count, __ATOMIC_ACQUIRE);
-		if (n > hc->stack_cap)
-			n = hc->stack_cap;
-		const mp_counts *reg = (const mp_counts *)(w->base + hc->off[SEG_R_COUNTERS]);
-		for (uint64_t i = 0; i < n; i++) {
-			mp_counts c;
-			seg_counter_estimate(hc, reg, i, &c);   /* the segment holds what was sampled */
+	/* Blocks alive before the stream began: their frees come without an
+	 * allocation (w->late); a late start takes the counters as they are. */
+	uint64_t n = __atomic_load_n(&hw->stack_count, __ATOMIC_ACQUIRE);
+	if (n > hc->stack_cap)
+		n = hc->stack_cap;
+	const mp_counts *reg = (const mp_counts *)(w->base + hc->off[SEG_R_COUNTERS]);
+	for (uint64_t i = 0; i < n; i++) {
+		mp_counts c;
+		seg_counter_estimate(hc, reg, i, &c);   /* the segment holds what was sampled */
+		w->late |= c.alloc_objs > c.free_objs;
+		if (from_counters)
 			w->cnt[i] = (rec_counts){ .c = c };
-		}
+	}
+	if (from_counters) {
 		w->cnt_n = n;
 		w->tmax = (uint64_t)seg_now(w);
 	}
@@ -633,6 +637,18 @@ static inline uint64_t pair_key(const seg_event *e)
 	return ((uint64_t)e->stack << 32 | e->key) ^ e->size * 0xff51afd7ed558ccdull;
 }
 
+/* Takes the allocation free e (its pair key given) ends: 1 with its
+ * position.  One pushed out of pairs is older than the one there. */
+static inline int take_alloc(rec_writer *w, const seg_event *e, uint64_t key, uint64_t *apos)
+{
+	rec_held_ent d;
+	if (__builtin_expect(w->dups.n != 0, 0) && recheld_take(&w->dups, e, &d)) {
+		*apos = d.aux;
+		return 1;
+	}
+	return recpairs_take(&w->pairs, key, apos);
+}
+
 /* Puts the events of slot copy c (whole: its seq held while it was
  * copied) at the end of the open EVENTS chunk.  They are decoded first,
  * so that each one's bucket in the pairs table is asked for RECW_AHEAD
@@ -670,10 +686,7 @@ static long put_slot(rec_writer *w, const seg_slot *c)
 		/* The hook frees a block with the stack and size it recorded for
 		 * it, so a free's key finds its allocation with both. */
 		if (e->kind == SEG_EV_FREE) {
-			if (__builtin_expect(w->dups.n != 0, 0) && recheld_take(&w->dups, e, &he))
-				paired = 1, apos = he.aux;   /* older than the one in pairs */
-			else
-				paired = recpairs_take(&w->pairs, key, &apos);
+			paired = take_alloc(w, e, key, &apos);
 			if (!paired && !recheld_put(&w->held, e, w->read_ns, w->polls))
 				continue;
 		} else if (w->held.n && recheld_take(&w->held, e, &he)) {
@@ -696,7 +709,14 @@ static long put_slot(rec_writer *w, const seg_slot *c)
 /* Writes out held frees whose allocation cannot come any more: read in an
  * earlier poll, and since then the sweep found no slot staged from before
  * that poll (w->stage_low), or without sweeps RECW_HOLD_NS went by; all of
- * them at the end.  The ring was read to its head just before. */
+ * them at the end.  The ring was read to its head just before.  In a
+ * recording that began with no block alive every free has its allocation
+ * in the stream, so one left over means an earlier free of that stack,
+ * address and size took this one's (threads reusing an address within a
+ * slot's time): it takes the block of its key still waiting, so that every
+ * block is freed once (the bytes are the same; a lifetime can be off).
+ * Where blocks were alive when the stream began, it is left alone: it can
+ * be the free of one of them. */
 static int held_release(rec_writer *w, int all)
 {
 	int64_t now = seg_event_clock(&w->hc);
@@ -708,11 +728,14 @@ static int held_release(rec_writer *w, int all)
 			break;
 		if (ev_room(w, 1))
 			return -1;
+		seg_event f = o->ev;
+		recheld_drop_oldest(&w->held);
+		uint64_t apos = 0;
+		int paired = !w->late && take_alloc(w, &f, pair_key(&f), &apos);
 		rec_enc s;
 		enc_load(w, &s);
-		enc_put(&s, &o->ev, 0, 0, w->cnt, w->hc.sample_rate, w->hc.stack_cap);
+		enc_put(&s, &f, paired, apos, w->cnt, w->hc.sample_rate, w->hc.stack_cap);
 		enc_store(w, &s);
-		recheld_drop_oldest(&w->held);
 	}
 	return 0;
 }

@@ -165,6 +165,7 @@ typedef struct rec_writer {
 	uint64_t polls;            /* polls begun */
 	int64_t read_ns;           /* the event clock as this poll began to read the ring */
 	int64_t stage_low;         /* set before a poll by a caller that swept (ring_sweep's result); else -1 */
+	int late;                  /* blocks were alive when the stream began: their frees have no allocation in it */
 	uint64_t pos;              /* next ring index to read */
 	uint64_t stuck_pos;        /* a slot seen unwritten on the last poll ... */
 	int64_t stuck_since;       /* ... since then (a writer killed mid-write: skipped after 1 s) */

@@ -221,6 +221,20 @@ expect_eq "handoff, --record --attach: --leaks start end: none of handoff_fn's" 
 expect_eq "handoff, --record --attach: nothing of reuse_fn alive at the end, no leak" \
 	"$(row reuse_fn --at end "$TMP/r13") $(row reuse_fn --leaks start end "$TMP/r13")" "0 0 0 0"
 
+# Three threads reusing one address: the free of the second block at it
+# arrives while the first waits, the first's free later (rec_reuse3.c).
+# Every block is freed once in the recording, as in the program.
+cc $CFL -o "$TMP/reuse3" "$P/rec_reuse3.c" -lpthread || not_ok "build rec_reuse3"
+MPROF_RECORD=$TMP/r14 LD_PRELOAD=$HOOK "$TMP/reuse3"
+expect_eq "reuse by three threads: all 200 blocks recorded" "$(row make_fn --at end --alloc "$TMP/r14")" "12800 200"
+expect_eq "reuse by three threads: nothing alive at the end, no leak" \
+	"$(row make_fn --at end "$TMP/r14") $(row make_fn --leaks start end "$TMP/r14")" "0 0 0 0"
+# Recorded from outside after a block was made: its free is not taken for
+# the block made next at its address, which stays alive to the end.
+PROG=$TMP/reuse3 parked_outside "$TMP/r15" "$TMP/go4"
+expect_eq "a block made before the recording, freed in it: the next at its address stays a leak" \
+	"$(row make_fn --leaks start end "$TMP/r15")" "64 1"
+
 # Bad input: an empty directory, a file that is not a recording, a cut file.
 # The program rebuilt since the run (another build-id, same code): its
 # frames show module + offset, and stderr says why, once, as for a dump.
