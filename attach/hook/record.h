@@ -110,7 +110,7 @@ void recpairs_free(rec_pairs *m);
 #define RECHELD_CAP 65536
 typedef struct rec_held_ent {
 	seg_event ev;
-	int64_t seen;              /* the event clock when the writer read it */
+	int64_t seen;              /* a free: the event clock when the writer read it */
 	uint64_t aux;              /* a free: the writer's poll that read it; an allocation: its position */
 	uint32_t next;             /* the next (older) of its chain, index + 1; 0: none */
 	uint32_t live;             /* 0: taken (a hole the oldest end skips) */
@@ -127,7 +127,7 @@ int recheld_put(rec_held *h, const seg_event *e, int64_t seen, uint64_t aux);
  * for an allocation, a free by another thread read after it was made; for
  * a free, any.  1 with it in *out, or 0 if none. */
 int recheld_take(rec_held *h, const seg_event *e, rec_held_ent *out);
-/* The oldest held free, or NULL; and its removal. */
+/* The oldest event held, or NULL; and its removal. */
 const rec_held_ent *recheld_oldest(rec_held *h);
 void recheld_drop_oldest(rec_held *h);
 void recheld_free(rec_held *h);

@@ -53,8 +53,10 @@ int recheld_put(rec_held *h, const seg_event *e, int64_t seen, uint64_t aux)
 			return -1;
 		}
 	}
-	if (h->hi - h->lo >= RECHELD_CAP && (!recheld_oldest(h) || h->hi - h->lo >= RECHELD_CAP))
-		return -1;   /* full, holes skipped: the caller decides */
+	if (h->hi - h->lo >= RECHELD_CAP)
+		recheld_oldest(h);   /* skips the holes at the oldest end */
+	if (h->hi - h->lo >= RECHELD_CAP)
+		return -1;   /* full: the caller decides */
 	uint32_t i = (uint32_t)(h->hi++ % RECHELD_CAP);
 	uint32_t *head = &h->heads[bucket(key_of(e))];
 	h->e[i] = (rec_held_ent){ .ev = *e, .seen = seen, .aux = aux, .next = *head, .live = 1 };
