@@ -197,6 +197,14 @@ static void ring_write(seg_header *h, uint32_t *drops, const seg_slot *src)
 	}
 }
 
+/* Publishes a stage's slot and empties it: emptied after the write
+ * (release), so a sweep that sees it empty sees the slot written. */
+static inline void stage_publish(seg_header *h, uint32_t *drops, seg_slot *sl)
+{
+	ring_write(h, drops, sl);
+	__atomic_store_n(&sl->n, 0, __ATOMIC_RELEASE);
+}
+
 int64_t ring_sweep(seg_header *h, hook_thread *t, int64_t older_ns)
 {
 	if (!h || __atomic_load_n(&mb_state, __ATOMIC_RELAXED) < 0 || !stages_take(older_ns ? 0 : 1000))
@@ -223,13 +231,11 @@ int64_t ring_sweep(seg_header *h, hook_thread *t, int64_t older_ns)
 		/* Not busy: its owner is outside its slot and, entering, waits.
 		 * Without the barrier the asks are only withdrawn. */
 		if (asked && __atomic_load_n(&s->steal, __ATOMIC_RELAXED)) {
-			if (barrier && !__atomic_load_n(&s->busy, __ATOMIC_ACQUIRE) && s->slot.n) {
-				ring_write(h, dp, &s->slot);
-				__atomic_store_n(&s->slot.n, 0, __ATOMIC_RELEASE);
-			}
+			if (barrier && !__atomic_load_n(&s->busy, __ATOMIC_ACQUIRE) && s->slot.n)
+				stage_publish(h, dp, &s->slot);
 			__atomic_store_n(&s->steal, 0, __ATOMIC_RELEASE);
 		}
-		/* Emptied after its slot was written (release): else its events wait. */
+		/* Still holding events (emptied only once written): they wait. */
 		if (s != own && __atomic_load_n(&s->slot.n, __ATOMIC_ACQUIRE)) {
 			int64_t st = (int64_t)__atomic_load_n(&s->slot.time_ns, __ATOMIC_RELAXED);
 			low = st < low ? st : low;
@@ -292,8 +298,7 @@ void ring_push(seg_header *h, hook_thread *t, uint32_t kind, uint32_t stack, uin
 		ev.time_ns = s->prev.time_ns;   /* a beat older than the slot's start: times in a slot never go back */
 	int wrote = 0;
 	if (sl->n && (ev.tid != sl->tid || ev.time_ns - sl->time_ns >= RING_STAGE_NS)) {
-		ring_write(h, &t->drops, sl);
-		__atomic_store_n(&sl->n, 0, __ATOMIC_RELEASE);   /* a sweep seeing it empty sees the slot written */
+		stage_publish(h, &t->drops, sl);
 		wrote = 1;
 	}
 	if (!sl->n) {
@@ -310,8 +315,7 @@ void ring_push(seg_header *h, hook_thread *t, uint32_t kind, uint32_t stack, uin
 	sl->len = (uint16_t)(seg_slot_put(sl->data + sl->len, &s->prev, &ev) - sl->data);
 	sl->n++;
 	if (s == &one || sl->len + SEG_EV_MAXLEN > SEG_SLOT_DATA) {
-		ring_write(h, &t->drops, sl);
-		__atomic_store_n(&sl->n, 0, __ATOMIC_RELEASE);
+		stage_publish(h, &t->drops, sl);
 		wrote = 1;
 	}
 	stage_leave(s);
@@ -328,8 +332,9 @@ void ring_flush(seg_header *h, hook_thread *t)
 	if (s) {
 		stage_enter(s);
 		if (h && s->slot.n)
-			ring_write(h, &t->drops, &s->slot);
-		__atomic_store_n(&s->slot.n, 0, __ATOMIC_RELEASE);
+			stage_publish(h, &t->drops, &s->slot);
+		else
+			__atomic_store_n(&s->slot.n, 0, __ATOMIC_RELEASE);   /* nothing staged, or no segment to put it in */
 		stage_leave(s);
 	}
 	if (h && t->drops)
