@@ -432,6 +432,7 @@ int recw_open(rec_writer *w, const void *base, const seg_header *hc, seg_header 
 	w->fd = -1;
 	w->ev_chunk = SIZE_MAX;
 	w->stage_low = -1;
+	w->owed.any = 1;
 	w->base = base;
 	w->hc = *hc;
 	w->hw = hw;
@@ -668,7 +669,8 @@ static long put_slot(rec_writer *w, const seg_slot *c)
 		fail(w, "out of memory for live allocations", ENOMEM);
 		return -1;
 	}
-	if (ev_room(w, k + (w->held.n < k ? w->held.n : k)))   /* a held free comes out with its allocation */
+	uint32_t waiting = w->held.n + w->owed.n;
+	if (ev_room(w, k + (waiting < k ? waiting : k)))   /* a held free comes out with its allocation */
 		return -1;
 	rec_enc s;
 	enc_load(w, &s);
@@ -689,8 +691,11 @@ static long put_slot(rec_writer *w, const seg_slot *c)
 			paired = take_alloc(w, e, key, &apos);
 			if (!paired && !recheld_put(&w->held, e, w->read_ns, w->polls))
 				continue;
-		} else if (w->held.n && recheld_take(&w->held, e, &he)) {
+		} else if ((w->held.n && recheld_take(&w->held, e, &he)) ||
+			   (w->owed.n && recheld_take(&w->owed, e, &he))) {
 			held = 1;
+			if (he.ev.time_ns < e->time_ns)
+				he.ev.time_ns = e->time_ns;   /* no earlier than its block (coarse stamps; an owed free's is older) */
 		} else if (recpairs_put(&w->pairs, key, s.pos, &apos) > 0) {   /* reserved: cannot fail */
 			/* Full: the oldest goes (its free is long overdue: lost, or taken by another). */
 			if (recheld_put(&w->dups, e, 0, apos)) {
@@ -706,6 +711,19 @@ static long put_slot(rec_writer *w, const seg_slot *c)
 	return k;
 }
 
+/* Writes free f alone at the end of the open EVENTS chunk; paired: its
+ * allocation is at apos. */
+static int put_free(rec_writer *w, const seg_event *f, int paired, uint64_t apos)
+{
+	if (ev_room(w, 1))
+		return -1;
+	rec_enc s;
+	enc_load(w, &s);
+	enc_put(&s, f, paired, apos, w->cnt, w->hc.sample_rate, w->hc.stack_cap);
+	enc_store(w, &s);
+	return 0;
+}
+
 /* Writes out held frees whose allocation cannot come any more: read in an
  * earlier poll, and since then the sweep found no slot staged from before
  * that poll (w->stage_low), or without sweeps RECW_HOLD_NS went by; all of
@@ -713,10 +731,12 @@ static long put_slot(rec_writer *w, const seg_slot *c)
  * recording that began with no block alive every free has its allocation
  * in the stream, so one left over means an earlier free of that stack,
  * address and size took this one's (threads reusing an address within a
- * slot's time): it takes the block of its key still waiting, so that every
- * block is freed once (the bytes are the same; a lifetime can be off).
- * Where blocks were alive when the stream began, it is left alone: it can
- * be the free of one of them. */
+ * slot's time): it takes the block of its key still waiting, or, with none
+ * waiting (that free's own block came later), the next allocation of its
+ * key (w->owed), so that every block is freed once (the bytes are the
+ * same; a lifetime can be off).  Where blocks were alive when the stream
+ * began, it is written alone: it can be the free of one of them; so are
+ * frees still owed at the end. */
 static int held_release(rec_writer *w, int all)
 {
 	int64_t now = seg_event_clock(&w->hc);
@@ -726,16 +746,20 @@ static int held_release(rec_writer *w, int all)
 		int go = w->stage_low >= 0 ? w->stage_low > o->seen || held >= RECW_HOLD_MAX_NS : held >= RECW_HOLD_NS;
 		if (!all && (o->aux >= w->polls || !go))
 			break;
-		if (ev_room(w, 1))
-			return -1;
 		seg_event f = o->ev;
 		recheld_drop_oldest(&w->held);
 		uint64_t apos = 0;
 		int paired = !w->late && take_alloc(w, &f, pair_key(&f), &apos);
-		rec_enc s;
-		enc_load(w, &s);
-		enc_put(&s, &f, paired, apos, w->cnt, w->hc.sample_rate, w->hc.stack_cap);
-		enc_store(w, &s);
+		if (!paired && !w->late && !all && !recheld_put(&w->owed, &f, 0, 0))
+			continue;
+		if (put_free(w, &f, paired, apos))
+			return -1;
+	}
+	while (all && (o = recheld_oldest(&w->owed))) {
+		seg_event f = o->ev;
+		recheld_drop_oldest(&w->owed);
+		if (put_free(w, &f, 0, 0))
+			return -1;
 	}
 	return 0;
 }
@@ -862,6 +886,7 @@ void recw_close(rec_writer *w)
 	recpairs_free(&w->pairs);
 	recheld_free(&w->held);
 	recheld_free(&w->dups);
+	recheld_free(&w->owed);
 	w->zc = NULL;
 	w->zbuf = NULL;
 	w->buf = NULL;

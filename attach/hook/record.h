@@ -120,12 +120,13 @@ typedef struct rec_held {
 	uint32_t *heads;           /* mmap'd: chains by key hash, newest first */
 	uint64_t lo, hi;
 	uint32_t n;                /* held (live) */
+	int any;                   /* an allocation takes any free of its key, whatever its thread and time */
 } rec_held;
 /* Holds event e; -1 when full or out of memory. */
 int recheld_put(rec_held *h, const seg_event *e, int64_t seen, uint64_t aux);
 /* Takes out the oldest event held for e (same stack, address and size):
- * for an allocation, a free by another thread read after it was made; for
- * a free, any.  1 with it in *out, or 0 if none. */
+ * for an allocation, a free by another thread read after it was made (any
+ * free with h->any); for a free, any.  1 with it in *out, or 0 if none. */
 int recheld_take(rec_held *h, const seg_event *e, rec_held_ent *out);
 /* The oldest event held, or NULL; and its removal. */
 const rec_held_ent *recheld_oldest(rec_held *h);
@@ -162,6 +163,7 @@ typedef struct rec_writer {
 	rec_pairs pairs;
 	rec_held held;             /* unpaired frees waiting for their allocation */
 	rec_held dups;             /* allocations pushed out of pairs by a later one at their key */
+	rec_held owed;             /* held frees whose allocation an earlier free took: the next of their key pays */
 	uint64_t polls;            /* polls begun */
 	int64_t read_ns;           /* the event clock as this poll began to read the ring */
 	int64_t stage_low;         /* set before a poll by a caller that swept (ring_sweep's result); else -1 */

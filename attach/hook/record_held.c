@@ -8,7 +8,8 @@
  * or nothing staged can hold it any more (record.c).  The other way
  * round, a block made again at the address of one whose free is still
  * staged pushes that one out of the pairs table: it waits here, in a
- * second instance, for its free.
+ * second instance, for its free; and a held free whose block an earlier
+ * free took waits in a third (any) for the next allocation of its key.
  * Held frees are a FIFO in arrival order (taken ones are left as holes
  * the oldest end skips), and chained by key hash: a key's oldest free is
  * the last of its chain.  mmap'd, RECHELD_CAP entries at most; only the
@@ -76,7 +77,7 @@ int recheld_take(rec_held *h, const seg_event *e, rec_held_ent *out)
 		 * come in order), made no later than the writer's clock when it
 		 * read the free. */
 		if (key_of(&c->ev) == key && c->ev.size == e->size &&
-		    (!alloc || (c->ev.tid != e->tid && (int64_t)e->time_ns <= c->seen)))
+		    (!alloc || h->any || (c->ev.tid != e->tid && (int64_t)e->time_ns <= c->seen)))
 			found = x;   /* the chain runs newest first: the last is the oldest */
 	}
 	if (found == NONE)
@@ -103,7 +104,9 @@ void recheld_drop_oldest(rec_held *h)
 
 void recheld_free(rec_held *h)
 {
+	int any = h->any;
 	hook_unmap(h->e, (size_t)RECHELD_CAP * sizeof(rec_held_ent));
 	hook_unmap(h->heads, (size_t)HELD_BUCKETS * sizeof(uint32_t));
 	memset(h, 0, sizeof(*h));
+	h->any = any;
 }

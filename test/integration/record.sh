@@ -234,6 +234,15 @@ expect_eq "reuse by three threads: nothing alive at the end, no leak" \
 PROG=$TMP/reuse3 parked_outside "$TMP/r15" "$TMP/go4"
 expect_eq "a block made before the recording, freed in it: the next at its address stays a leak" \
 	"$(row make_fn --leaks start end "$TMP/r15")" "64 1"
+# From outside with nothing alive at the start, the crossing above, then a
+# third block at the address freed by another thread: that free takes the
+# second block, so the first block's free finds none waiting; the third's
+# allocation, coming after the recorder stopped waiting, pays it.
+PROG=$TMP/reuse3 parked_outside "$TMP/r16" "$TMP/go5" owed
+expect_eq "reuse by three threads, a free owed its block, --record --attach: all 15 blocks recorded" \
+	"$(row make_fn --at end --alloc "$TMP/r16")" "960 15"
+expect_eq "reuse by three threads, a free owed its block, --record --attach: nothing alive at the end, no leak" \
+	"$(row make_fn --at end "$TMP/r16") $(row make_fn --leaks start end "$TMP/r16")" "0 0 0 0"
 
 # Bad input: an empty directory, a file that is not a recording, a cut file.
 # The program rebuilt since the run (another build-id, same code): its

@@ -11,12 +11,22 @@
  * With argv[1] (a file to wait for: a recorder attaching from outside),
  * instead: the main thread makes a block in make_fn, waits for the file,
  * frees the block and makes one again at its address in make_fn (one
- * call: one stack), which it keeps to the end.  No stdio. */
+ * call: one stack), which it keeps to the end.
+ * With argv[1] and "owed" (from outside too, nothing made before the
+ * file): OWED_ROUNDS rounds as above, each followed by worker 3 making a
+ * third block at the address (staged), worker 1 freeing it (in the ring:
+ * the recorder pairs that free with the second block, the one left
+ * waiting), and, once the recorder has given up waiting for the first
+ * block's allocation, worker 3's events: the third block's allocation
+ * comes after every free.  OWED_ROUNDS x 3 blocks, all freed.  No stdio. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define REUSE_ROUNDS 100
+#define OWED_ROUNDS 5
+#define OWED_WAIT_US 150000   /* longer than a recorder outside holds a free (RECW_HOLD_NS) */
 #define REUSE_BURST 200   /* allocations that fill a slot (about 160 events) */
 
 typedef struct cmd {
@@ -99,19 +109,28 @@ static int late_main(const char *go)
 
 int main(int argc, char **argv)
 {
-	if (argc > 1)
+	int owed = argc > 2 && !strcmp(argv[2], "owed");
+	if (argc > 1 && !owed)
 		return late_main(argv[1]);
+	while (owed && access(argv[1], F_OK))
+		usleep(1000);
 	pthread_t t[3];
 	if (pipe(to_main))
 		return 1;
 	for (int i = 0; i < 3; i++)
 		if (pipe(to_w[i]) || pthread_create(&t[i], NULL, worker, &to_w[i]))
 			return 1;
-	for (int r = 0; r < REUSE_ROUNDS; r++) {
+	for (int r = 0; r < (owed ? OWED_ROUNDS : REUSE_ROUNDS); r++) {
 		void *a = ask(0, (cmd){ NULL, 1, 1 });   /* in the ring */
 		void *b = ask(1, (cmd){ a, 1, 0 });      /* frees a, makes b at its address: both staged */
 		ask(2, (cmd){ b, 0, 1 });                /* frees b: in the ring first */
 		ask(1, (cmd){ NULL, 0, 1 });             /* then worker 2's */
+		if (!owed)
+			continue;
+		void *c = ask(2, (cmd){ NULL, 1, 0 });   /* makes c at the address: staged */
+		ask(0, (cmd){ c, 0, 1 });                /* frees c: in the ring */
+		usleep(OWED_WAIT_US);
+		ask(2, (cmd){ NULL, 0, 1 });             /* then c's allocation */
 	}
 	for (int i = 0; i < 3; i++) {
 		close(to_w[i][1]);
