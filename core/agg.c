@@ -6,15 +6,23 @@
 #include <string.h>
 
 #include "core/parts.h"
+#include "core/safetext.h"
 #include "core/strix.h"
 
+/* Node names are what every screen, report and export shows: control
+ * bytes in them are escaped here, once (safetext.h). */
 static uint32_t str_add(prof_nodemap *m, const char *s)
 {
-	size_t n = strlen(s) + 1;
+	size_t len = strlen(s);
+	int safe = text_is_safe(s, len);
+	size_t n = (safe ? len : text_escape(NULL, 0, s, len)) + 1;
 	if (m->strs_len + n > UINT32_MAX - 1 || vec_grow((void **)&m->strs, &m->strs_cap, m->strs_len + n, 1))
 		return UINT32_MAX;
 	uint32_t off = (uint32_t)m->strs_len;
-	memcpy(m->strs + off, s, n);
+	if (safe)
+		memcpy(m->strs + off, s, n);
+	else
+		text_escape(m->strs + off, n, s, len);
 	m->strs_len += n;
 	return off;
 }
@@ -42,6 +50,18 @@ uint32_t nodemap_node(prof_nodemap *m, const char *name, uint8_t flags)
 	strix *ix = m->index;
 	if (!ix)
 		return UINT32_MAX;
+	size_t len = strlen(name);
+	if (!text_is_safe(name, len)) {
+		/* Keyed by the name as shown, so one node whichever form it came in. */
+		size_t n = text_escape(NULL, 0, name, len) + 1;
+		char *esc = malloc(n);
+		if (!esc)
+			return UINT32_MAX;
+		text_escape(esc, n, name, len);
+		uint32_t id = nodemap_node(m, esc, flags);
+		free(esc);
+		return id;
+	}
 	size_t at;
 	uint32_t found = strix_find(ix, name, strlen(name), &at);
 	if (found != STRIX_NONE)

@@ -1,6 +1,7 @@
 /* report.c - the batch reports. The text form matches skynet-mprof's
  * mprof.go (-top=flat|cum, -info) column for column. */
 #include "core/report.h"
+#include "core/safetext.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -197,8 +198,9 @@ int report_info(FILE *out, const prof *p)
 	info_p = p;
 	qsort(fi, k, sizeof(*fi), frame_addr_cmp);
 	fprintf(out, "----------FuncName:------------\n");
+	char safe[1024];
 	for (size_t i = 0; i < k; i++)
-		fprintf(out, "%s\n", p->strs.v + p->frames.v[fi[i]].name);
+		fprintf(out, "%s\n", text_safe(p->strs.v + p->frames.v[fi[i]].name, safe, sizeof(safe)));
 	fprintf(out, "--------------------------------------------------------------------\n");
 	fprintf(out, "AllocBytes:\tFreeBytes:\tAllocObjs:\tFreeObjs:\tBacktrace:\n");
 	for (size_t i = 0; i < ns; i++)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/names.h"
+#include "core/safetext.h"
 
 static const char *shorten(const prof *p, const char *name)
 {
@@ -91,11 +92,31 @@ static void cpp_middle_cut(void **state)
 	assert_ptr_equal(name_fit(rec, 20, ell, buf, sizeof(buf)), rec);
 }
 
+/* Control bytes escaped; printable UTF-8 kept; C1 controls, invalid and
+ * overlong sequences escaped byte by byte; a short buffer cut at a whole
+ * escape. */
+static void terminal_safe(void **state)
+{
+	(void)state;
+	char buf[64];
+	const char *ok = "caf\xc3\xa9::\xe6\xbc\xa2() (lib.so)";
+	assert_ptr_equal(text_safe(ok, buf, sizeof(buf)), ok);
+	assert_string_equal(text_safe("a\x1b[31mb\x07", buf, sizeof(buf)), "a\\x1b[31mb\\x07");
+	assert_string_equal(text_safe("t\tn\n\x7f", buf, sizeof(buf)), "t\\x09n\\x0a\\x7f");
+	assert_string_equal(text_safe("csi\xc2\x9b" "2J", buf, sizeof(buf)), "csi\\xc2\\x9b2J");
+	assert_string_equal(text_safe("bad\xff\xc0\xaf", buf, sizeof(buf)), "bad\\xff\\xc0\\xaf");
+	assert_string_equal(text_safe("cut\xe6\xbc", buf, sizeof(buf)), "cut\\xe6\\xbc");
+	assert_int_equal(text_escape(buf, 7, "ab\x1b\x1b", 4), 10);
+	assert_string_equal(buf, "ab\\x1b");
+	assert_int_equal(text_escape(NULL, 0, "\x1b", 1), 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(short_names),
 		cmocka_unit_test(cpp_middle_cut),
+		cmocka_unit_test(terminal_safe),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
