@@ -333,8 +333,8 @@ static void table_provider(seg_alloc *t, void *malloc_fn)
 		kind = SEG_AK_TCMALLOC;
 	else if (!strncmp(b, "libmimalloc", 11))
 		kind = SEG_AK_MIMALLOC;
-	table_put(t, kind, got_late() ? SEG_HOW_GOT : SEG_HOW_INTERPOSED, SEG_AF_PROVIDER, 0, "",
-		  got_late() ? "the program's malloc family, through its callers' GOT slots"
+	table_put(t, kind, got_slots_only() ? SEG_HOW_GOT : SEG_HOW_INTERPOSED, SEG_AF_PROVIDER, 0, "",
+		  got_slots_only() ? "the program's malloc family, through its callers' GOT slots"
 			     : "the program's malloc family, by symbol interposition", path);
 }
 
