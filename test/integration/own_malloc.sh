@@ -6,9 +6,12 @@
 #    from which malloc the program defines): --info --attach says so,
 #    SIGTERM writes the dump and leaves no segment, and so does
 #    mprof-tui -- PROG, q, Enter;
-#  - blocks made on four threads (the program's malloc, or je_realloc
-#    directly) and freed on two others (free, je_free): the dump's in-use
-#    of make_block is exactly what the program holds, in every run.
+#  - blocks made on four threads (the program's malloc, malloc(0) among
+#    them, or je_realloc directly) and freed on two others (free, je_free):
+#    the dump's in-use of make_block is exactly what the program holds, in
+#    every run (malloc(0)'s pointer, past its header, is where a 16-byte
+#    block of je_malloc's may start: one key held both, 180-260 blocks too
+#    many per run).
 . "$(dirname "$0")/../lib.sh"
 HOOK=$TOP/libmprof.so
 P=$TOP/test/progs

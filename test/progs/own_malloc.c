@@ -4,8 +4,9 @@
  * of n + 16, p + 16 returned), free gives p - 16 to je_free.
  *
  *   own_malloc run [ROUNDS]  four producer threads make blocks in make_block
- *                            (the program's malloc, or je_realloc directly,
- *                            grown once) and push them on a shared queue;
+ *                            (the program's malloc of 0 to 199 bytes, or
+ *                            je_realloc directly, grown once) and push them
+ *                            on a shared queue;
  *                            two consumers pop them and free them (free, or
  *                            je_free), keeping every 7th; then it prints
  *                            "held OBJECTS BYTES" (what make_block made
@@ -76,11 +77,12 @@ static long rounds = 20000;
 
 __attribute__((noinline)) static blk make_block(unsigned i)
 {
-	blk b = { NULL, 16 + i % 200, (int)(i & 1) };
-	if (b.je) {
+	blk b = { NULL, i % 200, (int)(i & 1) };
+	if (b.je) {   /* 8 bytes and more: je_realloc(p, 0) would free it */
+		b.n += 8;
 		b.p = je_realloc(NULL, b.n / 2);
 		b.p = je_realloc(b.p, b.n);
-	} else {
+	} else {      /* malloc(0) too: its pointer is where a 16-byte je block may start */
 		b.p = malloc(b.n);
 	}
 	if (b.p)
