@@ -12,6 +12,8 @@
  *                            "held OBJECTS BYTES" (what make_block made
  *                            that is still held) and returns from main
  *   own_malloc wait          prints "ready", sleeps until a signal kills it
+ * Built with -DPASS, malloc hands on je_malloc's blocks with no header, and
+ * the consumers free je_realloc's blocks with free, malloc's with je_free.
  * Blocks are checked: a wrong one prints CORRUPT and exits 3. */
 #include <pthread.h>
 #include <stdio.h>
@@ -23,7 +25,15 @@ void *je_malloc(size_t n);
 void *je_realloc(void *p, size_t n);
 void je_free(void *p);
 
+#ifdef PASS   /* malloc hands je_malloc's blocks on as they are: each family frees the other's */
+#define HDR 0
+#define FREE_JE free
+#define FREE_MALLOC je_free
+#else
 #define HDR 16
+#define FREE_JE je_free
+#define FREE_MALLOC free
+#endif
 
 __attribute__((noinline)) void *malloc(size_t n)
 {
@@ -136,7 +146,7 @@ static void *consume(void *arg)
 				exit(3);
 			}
 		if (!keep)
-			b.je ? je_free(b.p) : free(b.p);
+			b.je ? FREE_JE(b.p) : FREE_MALLOC(b.p);
 	}
 }
 
