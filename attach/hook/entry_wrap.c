@@ -8,10 +8,11 @@
  * allocation reached (a wrapper over je_malloc, over malloc), else its
  * allocator's own, and its frees look under each tag its allocator's
  * functions took; the program's malloc and an allocator it calls look
- * under each other's tag after their own.  A call made inside another (the allocator calling malloc, a
- * wrapper calling je_malloc) passes straight through: one record per
- * allocation the program made.  Built with -fexceptions: a throwing
- * operator new unwinds through the wrapper's cleanup. */
+ * under each other's tag after their own.  A call made inside another (the
+ * allocator calling malloc, a wrapper calling je_malloc) passes straight
+ * through: one record per allocation the program made.  Built with
+ * -fexceptions: a throwing operator new unwinds through the wrapper's
+ * cleanup. */
 #include "attach/hook/hook.h"
 
 #define FRAME ((uint64_t)(uintptr_t)__builtin_frame_address(0))
@@ -71,7 +72,13 @@ static int free_tags(const entry_fn *e, uint32_t *order)
 	const entry_alloc *a = e->alloc;
 	uint32_t own = (uint32_t)(a->key >> ENTRY_TAG_SHIFT);
 	uint32_t m = __atomic_load_n(&malloc_reached, __ATOMIC_RELAXED);
-	uint32_t rest = a->user ? __atomic_load_n(&a->tags, __ATOMIC_ACQUIRE) : !own ? m : m & (1u << own) ? 1u : 0;
+	uint32_t rest;
+	if (a->user)
+		rest = __atomic_load_n(&a->tags, __ATOMIC_ACQUIRE);
+	else if (!own)
+		rest = m;                          /* the program's malloc: what it reached */
+	else
+		rest = m & (1u << own) ? 1u : 0;   /* reached by it: malloc's */
 	int n = 0;
 	order[n++] = own;
 	rest &= ~(1u << own);
