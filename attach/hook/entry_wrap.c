@@ -56,49 +56,44 @@ static uint32_t malloc_reached;
 /* After e's allocator call: what the program's malloc reached, learned. */
 static void learn_reached(const entry_fn *e)
 {
+	if (e->alloc->key || e->alloc->user)
+		return;   /* not the program's malloc */
 	uint32_t r = hook_reached();
-	if (e->alloc->key || e->alloc->user || r < 2 ||
-	    (__atomic_load_n(&malloc_reached, __ATOMIC_RELAXED) & (1u << (r - 1))))
-		return;
-	__atomic_fetch_or(&malloc_reached, 1u << (r - 1), __ATOMIC_RELAXED);
+	if (r >= 2 && !(__atomic_load_n(&malloc_reached, __ATOMIC_RELAXED) & (1u << (r - 1))))
+		__atomic_fetch_or(&malloc_reached, 1u << (r - 1), __ATOMIC_RELAXED);
 }
 
-/* The tags a block freed or resized by e may be under, its allocator's
- * first (order[0]); then a user-named allocator's, those its functions
- * took; the program's malloc's, those it reached; one it reached, tag 0.
- * Returns how many. */
-static int free_tags(const entry_fn *e, uint32_t *order)
+/* The tags other than its allocator's a block freed or resized by e may be
+ * under: a user-named allocator's, those its functions took; the program's
+ * malloc's, those it reached; one the program's malloc reached, tag 0. */
+static uint32_t other_tags(const entry_fn *e)
 {
 	const entry_alloc *a = e->alloc;
 	uint32_t own = (uint32_t)(a->key >> ENTRY_TAG_SHIFT);
-	uint32_t m = __atomic_load_n(&malloc_reached, __ATOMIC_RELAXED);
-	uint32_t rest;
 	if (a->user)
-		rest = __atomic_load_n(&a->tags, __ATOMIC_ACQUIRE);
-	else if (!own)
-		rest = m;                          /* the program's malloc: what it reached */
-	else
-		rest = m & (1u << own) ? 1u : 0;   /* reached by it: malloc's */
-	int n = 0;
-	order[n++] = own;
-	rest &= ~(1u << own);
-	for (uint32_t t = 0; rest; t++)
-		if (rest & (1u << t)) {
-			rest &= ~(1u << t);
-			order[n++] = t;
-		}
-	return n;
+		return __atomic_load_n(&a->tags, __ATOMIC_ACQUIRE) & ~(1u << own);
+	uint32_t m = __atomic_load_n(&malloc_reached, __ATOMIC_RELAXED);
+	if (!own)
+		return m & ~1u;
+	return m & (1u << own) ? 1u : 0;
 }
 
-/* Takes p out under the first of e's tags that holds it; a miss under all
- * is one unknown free. */
+/* The key bits of the lowest tag in *more, taken out of it. */
+static uint64_t next_tag(uint32_t *more)
+{
+	uint64_t t = (uint64_t)__builtin_ctz(*more);
+	*more &= *more - 1;
+	return t << ENTRY_TAG_SHIFT;
+}
+
+/* Takes p out under the first of e's tags that holds it, its allocator's
+ * first; a miss under all is one unknown free. */
 static void note_free(const entry_fn *e, void *p)
 {
-	uint32_t order[32];
-	int n = free_tags(e, order);
-	for (int i = 0; i < n; i++) {
-		hook_rekey((uint64_t)order[i] << ENTRY_TAG_SHIFT | (i + 1 < n ? ENTRY_QUIET : 0));
-		if (hook_note_free(p))
+	uint32_t more = other_tags(e);
+	for (uint64_t key = e->alloc->key;; key = next_tag(&more)) {
+		hook_rekey(key | (more ? ENTRY_QUIET : 0));
+		if (hook_note_free(p) || !more)
 			return;
 	}
 }
@@ -115,12 +110,12 @@ static uint64_t resize(entry_fn *e, const uint64_t *v, uint64_t fa)
 {
 	void *p = (void *)(uintptr_t)v[e->a0];
 	uint64_t n = v[e->a1];
-	hook_resize_t rs = { 0 };
-	uint32_t order[32];
-	for (int i = 0, nt = free_tags(e, order); i < nt; i++) {
-		hook_rekey((uint64_t)order[i] << ENTRY_TAG_SHIFT);
+	hook_resize_t rs;
+	uint32_t more = other_tags(e);
+	for (uint64_t key = e->alloc->key;; key = next_tag(&more)) {
+		hook_rekey(key);
 		rs = hook_resize_begin(p);
-		if (rs.known)
+		if (rs.known || !more)
 			break;
 	}
 	uint64_t r = CALL(e, v);
