@@ -45,7 +45,7 @@ wait_line "$TMP/w.out" ready
 expect_match "preload: --info --attach says preloaded" "$("$MPROF" --info --attach "$pid" 2>&1)" \
 	"^hook: preloaded \(LD_PRELOAD\)$"
 kill -TERM "$pid"
-wait "$pid"
+wait "$pid" 2> /dev/null   # not the shell's "Terminated" line
 st=$?
 expect_eq "preload: SIGTERM still kills it (status 143)" "$st" 143
 if [ -s "$TMP/t.pro" ]; then ok "preload: SIGTERM writes the dump"; else not_ok "preload: SIGTERM writes the dump" "no $TMP/t.pro"; fi
