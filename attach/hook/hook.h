@@ -8,8 +8,7 @@
  * recordings, sample.c samples, got.c reaches callers through their GOT
  * slots, resolve.c finds each entry's real function, arena.c serves the
  * calls made before it is known, segment_create.c makes the segment (and a
- * forked child's copy), dumpname.c names dumps, loadhow.c tells a
- * preloaded hook from an injected one; allocators.c finds the
+ * forked child's copy), dumpname.c names dumps; allocators.c finds the
  * allocators interposition does not reach (allocfam.c says which functions
  * make one) and entry.c patches their entry points to jump to
  * entry_wrap.c's wrappers (capmem.c gives capstone its memory, procmaps.c
