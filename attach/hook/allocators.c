@@ -5,9 +5,9 @@
  * under LD_PRELOAD before the program's own code runs, when injected with
  * the program's threads stopped at a safe point (mprof-tui checks that no
  * thread is inside the code to be patched).  Each allocator keeps its
- * blocks under its own tag in the live table (entry_wrap.c); the one that
- * provides the program's malloc shares tag 0 with the interposed and GOT
- * paths, so a block is found whichever way it is freed.  The segment's
+ * blocks under its own tag in the live table (entry_wrap.c); the one whose
+ * functions include the program's malloc shares tag 0 with the interposed
+ * and GOT paths, so a block is found whichever way it is freed.  The segment's
  * allocator table says what was found and how each is reached.  Modules
  * loaded later (dlopen) are not patched. */
 #include "attach/hook/hook.h"
@@ -193,7 +193,7 @@ static void alloc_apply(alloc *a)
 
 static int tags;
 
-static alloc *alloc_new(int kind, const char *prefix, int mi, uint64_t malloc_at)
+static alloc *alloc_new(int kind, const char *prefix, int mi)
 {
 	if (nallocs == SEG_ALLOC_CAP - 1)   /* one entry is the program's malloc */
 		return NULL;
@@ -202,12 +202,21 @@ static alloc *alloc_new(int kind, const char *prefix, int mi, uint64_t malloc_at
 	a->kind = kind;
 	a->mod = mi;
 	snprintf(a->prefix, sizeof(a->prefix), "%s", prefix);
-	if (kind != SEG_AK_USER && in_mod(&mods[mi], malloc_at))
-		a->flags = SEG_AF_PROVIDER;   /* tag 0: the program's malloc, however reached */
-	else
-		a->ea.key = (uint64_t)++tags << ENTRY_TAG_SHIFT;
 	a->ea.user = kind == SEG_AK_USER;
 	return a;
+}
+
+/* Tag 0 (the program's malloc, however reached) for the allocator one of
+ * whose functions is the program's malloc; its own for any other, even in
+ * the same module: under a malloc that wraps je_malloc with a 16-byte
+ * header, malloc(0)'s pointer (past the header) is where the next block
+ * of a direct je_malloc starts, and one key held both. */
+static void alloc_tag(alloc *a, int provides)
+{
+	if (provides)
+		a->flags = SEG_AF_PROVIDER;
+	else
+		a->ea.key = (uint64_t)++tags << ENTRY_TAG_SHIFT;
 }
 
 /* The allocators of module mi (af_finish), each with its functions. */
@@ -227,15 +236,18 @@ static void scan_module(int mi, uint64_t malloc_at, const char *skip)
 	af_found f[AF_MAX_PREFIX + 3];
 	int nf = af_finish(&sc, m->is_exe, has_fn, e, f, (int)(sizeof(f) / sizeof(f[0])));
 	for (int k = 0; k < nf; k++) {
-		alloc *a = alloc_new(f[k].kind, f[k].prefix, mi, malloc_at);
+		alloc *a = alloc_new(f[k].kind, f[k].prefix, mi);
 		if (!a)
 			break;
-		int nc = 0, full = 0;
+		int nc = 0, full = 0, provides = 0;
 		for (size_t i = 0; (n = elfsym_at(e, i, &v, &s, &ifunc)); i++) {
 			int j = ifunc ? -1 : af_member_of(f[k].kind, f[k].prefix, n);
-			if (j >= 0)
+			if (j >= 0) {
 				full |= cand_add(&nc, m->bias + v, s, mi, &af_members(f[k].kind)[j], n);
+				provides |= m->bias + v == malloc_at;
+			}
 		}
+		alloc_tag(a, provides);
 		if (skip) {
 			a->how = SEG_HOW_REFUSED;
 			snprintf(a->note, sizeof(a->note), "%s", skip);
@@ -281,9 +293,10 @@ static void scan_user(const char *spec, const char *skip)
 		if (u[j].name[0])
 			snprintf(missing + strlen(missing), sizeof(missing) - strlen(missing), "%s%.60s",
 				 missing[0] ? ", " : "", u[j].name);
-	alloc *a = alloc_new(SEG_AK_USER, "", first_mod < 0 ? 0 : first_mod, 0);
+	alloc *a = alloc_new(SEG_AK_USER, "", first_mod < 0 ? 0 : first_mod);
 	if (!a || !nmods)
 		return;
+	alloc_tag(a, 0);
 	if (!nc || skip) {
 		a->how = SEG_HOW_REFUSED;
 		snprintf(a->note, sizeof(a->note), "%s%s", nc ? skip : "no loaded module defines ", nc ? "" : missing);
@@ -333,8 +346,8 @@ static void table_provider(seg_alloc *t, void *malloc_fn)
 		kind = SEG_AK_TCMALLOC;
 	else if (!strncmp(b, "libmimalloc", 11))
 		kind = SEG_AK_MIMALLOC;
-	table_put(t, kind, got_late() ? SEG_HOW_GOT : SEG_HOW_INTERPOSED, SEG_AF_PROVIDER, 0, "",
-		  got_late() ? "the program's malloc family, through its callers' GOT slots"
+	table_put(t, kind, got_slots_only() ? SEG_HOW_GOT : SEG_HOW_INTERPOSED, SEG_AF_PROVIDER, 0, "",
+		  got_slots_only() ? "the program's malloc family, through its callers' GOT slots"
 			     : "the program's malloc family, by symbol interposition", path);
 }
 

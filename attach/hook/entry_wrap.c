@@ -7,10 +7,12 @@
  * function MPROF_FUNCS names takes the tag of the allocator its first
  * allocation reached (a wrapper over je_malloc, over malloc), else its
  * allocator's own, and its frees look under each tag its allocator's
- * functions took.  A call made inside another (the allocator calling malloc, a
- * wrapper calling je_malloc) passes straight through: one record per
- * allocation the program made.  Built with -fexceptions: a throwing
- * operator new unwinds through the wrapper's cleanup. */
+ * functions took; the program's malloc and an allocator it calls look
+ * under each other's tag after their own.  A call made inside another (the
+ * allocator calling malloc, a wrapper calling je_malloc) passes straight
+ * through: one record per allocation the program made.  Built with
+ * -fexceptions: a throwing operator new unwinds through the wrapper's
+ * cleanup. */
 #include "attach/hook/hook.h"
 
 #define FRAME ((uint64_t)(uintptr_t)__builtin_frame_address(0))
@@ -44,26 +46,56 @@ static uint64_t alloc_key(entry_fn *e)
 	return (uint64_t)(l - 1) << ENTRY_TAG_SHIFT;
 }
 
-/* The tags a block freed or resized by e may be under: its allocator's;
- * a user-named allocator's, those its functions took and its own. */
-static uint32_t free_tags(const entry_fn *e)
+/* The tags of the allocators the program's malloc (tag 0) was seen to
+ * call: a malloc that hands on je_malloc's blocks as they are may see them
+ * freed by je_free, and je_malloc's by free, so a free that misses under
+ * its own tag looks under the other's (never first: under a malloc that
+ * adds a header, malloc(0)'s pointer may be where a je_malloc block starts). */
+static uint32_t malloc_reached;
+
+/* After e's allocator call: what the program's malloc reached, learned. */
+static void learn_reached(const entry_fn *e)
 {
-	const entry_alloc *a = e->alloc;
-	uint32_t own = 1u << (a->key >> ENTRY_TAG_SHIFT);
-	return a->user ? own | __atomic_load_n(&a->tags, __ATOMIC_ACQUIRE) : own;
+	if (e->alloc->key || e->alloc->user)
+		return;   /* not the program's malloc */
+	uint32_t r = hook_reached();
+	if (r >= 2 && !(__atomic_load_n(&malloc_reached, __ATOMIC_RELAXED) & (1u << (r - 1))))
+		__atomic_fetch_or(&malloc_reached, 1u << (r - 1), __ATOMIC_RELAXED);
 }
 
-/* Takes p out under the first of tags that holds it; a miss under all is
- * one unknown free. */
-static void note_free(uint32_t tags, void *p)
+/* The tags other than its allocator's a block freed or resized by e may be
+ * under: a user-named allocator's, those its functions took; the program's
+ * malloc's, those it reached; one the program's malloc reached, tag 0. */
+static uint32_t other_tags(const entry_fn *e)
 {
-	for (uint64_t t = 0; tags; t++)
-		if (tags & (1u << t)) {
-			tags &= ~(1u << t);
-			hook_rekey(t << ENTRY_TAG_SHIFT | (tags ? ENTRY_QUIET : 0));
-			if (hook_note_free(p))
-				return;
-		}
+	const entry_alloc *a = e->alloc;
+	uint32_t own = (uint32_t)(a->key >> ENTRY_TAG_SHIFT);
+	if (a->user)
+		return __atomic_load_n(&a->tags, __ATOMIC_ACQUIRE) & ~(1u << own);
+	uint32_t m = __atomic_load_n(&malloc_reached, __ATOMIC_RELAXED);
+	if (!own)
+		return m & ~1u;
+	return m & (1u << own) ? 1u : 0;
+}
+
+/* The key bits of the lowest tag in *more, taken out of it. */
+static uint64_t next_tag(uint32_t *more)
+{
+	uint64_t t = (uint64_t)__builtin_ctz(*more);
+	*more &= *more - 1;
+	return t << ENTRY_TAG_SHIFT;
+}
+
+/* Takes p out under the first of e's tags that holds it, its allocator's
+ * first; a miss under all is one unknown free. */
+static void note_free(const entry_fn *e, void *p)
+{
+	uint32_t more = other_tags(e);
+	for (uint64_t key = e->alloc->key;; key = next_tag(&more)) {
+		hook_rekey(key | (more ? ENTRY_QUIET : 0));
+		if (hook_note_free(p) || !more)
+			return;
+	}
 }
 
 static void note_alloc(entry_fn *e, uint64_t p, uint64_t n, uint64_t fa)
@@ -78,16 +110,16 @@ static uint64_t resize(entry_fn *e, const uint64_t *v, uint64_t fa)
 {
 	void *p = (void *)(uintptr_t)v[e->a0];
 	uint64_t n = v[e->a1];
-	hook_resize_t rs = { 0 };
-	for (uint32_t tags = free_tags(e), t = 0; tags; t++)
-		if (tags & (1u << t)) {
-			tags &= ~(1u << t);
-			hook_rekey((uint64_t)t << ENTRY_TAG_SHIFT);
-			rs = hook_resize_begin(p);
-			if (rs.known)
-				break;
-		}
+	hook_resize_t rs;
+	uint32_t more = other_tags(e);
+	for (uint64_t key = e->alloc->key;; key = next_tag(&more)) {
+		hook_rekey(key);
+		rs = hook_resize_begin(p);
+		if (rs.known || !more)
+			break;
+	}
 	uint64_t r = CALL(e, v);
+	learn_reached(e);
 	hook_rekey(alloc_key(e));
 	if (e->role == AF_XALLOCX) {   /* the block's real size; it did not move */
 		uint64_t want = n + v[2] < n ? UINT64_MAX : n + v[2];
@@ -112,17 +144,20 @@ static uint64_t entry_call(entry_fn *e, const uint64_t *v, uint64_t fa)
 	switch (e->role) {
 	case AF_ALLOC:
 		r = CALL(e, v);
+		learn_reached(e);
 		note_alloc(e, r, v[e->a0], fa);
 		return r;
 	case AF_CALLOC:
 		if (__builtin_mul_overflow(v[e->a0], v[e->a1], &n))
 			n = 0;   /* the allocator fails it */
 		r = CALL(e, v);
+		learn_reached(e);
 		note_alloc(e, r, n, fa);
 		return r;
 	case AF_PMEMALIGN: {
 		void **out = (void **)(uintptr_t)v[e->a0];
 		r = CALL(e, v);
+		learn_reached(e);
 		if (!(int)r && out)
 			note_alloc(e, (uint64_t)(uintptr_t)*out, v[e->a1], fa);
 		return r;
@@ -133,7 +168,7 @@ static uint64_t entry_call(entry_fn *e, const uint64_t *v, uint64_t fa)
 			return 0;   /* the hook's own bootstrap block */
 		if (p) {
 			__builtin_prefetch((char *)p - 16, 1);   /* as hook.c's free: the allocator's miss overlaps ours */
-			note_free(free_tags(e), p);
+			note_free(e, p);
 		}
 		return CALL(e, v);
 	}

@@ -204,7 +204,7 @@ static int patch_module(struct dl_phdr_info *info, size_t sz, void *arg)
 	return 0;
 }
 
-int got_late(void)
+int got_slots_only(void)
 {
 	return hook_c_fns[HF_MALLOC].got;
 }

@@ -227,16 +227,16 @@ static void hook_init(void)
 	thread_key_ok = !pthread_key_create(&thread_key, thread_exit);
 	modules_scan(h, 0);
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
-	dumps_arm(got_late());
+	dumps_arm(hook_loaded_late());
 	h->state = SEG_STATE_RUNNING;
 	hook_seg = h;
 	if (rec_dir && *rec_dir)
 		record_start(h, rec_dir);
 	__atomic_store_n(&hook_state, 2, __ATOMIC_RELEASE);
-	if (got_late())   /* dlopened into a running program (mprof-tui --inject) */
+	if (hook_loaded_late())   /* dlopened into a running program (mprof-tui --inject) */
 		h->flags |= SEG_FLAG_LATE;
 	if (got_any)
-		got_patch_all(got_late());
+		got_patch_all(got_slots_only());
 	allocators_start(h);   /* before the program's own code runs, or with its threads stopped */
 	th.busy--;
 }
@@ -361,7 +361,7 @@ static __attribute__((noinline)) void record_alloc(void *p, size_t n, uint64_t f
 		int fresh;
 		id = stacks_intern(h, &th, pcs, (uint32_t)d, &fresh);
 		if (fresh && modules_check(h) && got_any)
-			got_patch_all(got_late());   /* modules loaded since: their slots too */
+			got_patch_all(got_slots_only());   /* modules loaded since: their slots too */
 		if (id != UINT32_MAX && th.sc)
 			scache_fill(th.sc, fa, pcs, exact ? slots : NULL, d, id, trunc);
 	}

@@ -225,6 +225,9 @@ void dumpname_unfollow(void);
 void dumps_init(void);
 void dumps_arm(int late);
 void dumps_forked(void);
+/* loadhow.c: 1 when the hook was dlopened into a running program
+ * (mprof-tui --inject), 0 when it came with the program (LD_PRELOAD). */
+int hook_loaded_late(void);
 /* hook.c: the calling thread enters the hook, publishing its staged events
  * unless it was inside already; leave runs the frees parked meanwhile
  * unless in a signal handler. */
@@ -355,8 +358,10 @@ int hook_defer_free(void *p);
  * loader, the vdso and the allocator that provides malloc is patched, and
  * again when modules are loaded later; the old value of each slot is kept
  * so mprof_detach puts it back. */
-/* 1 when the program's malloc is not the hook's (it was loaded late). */
-int got_late(void);
+/* 1 when the program's malloc is not the hook's: its calls reach the hook
+ * through GOT slots only (the hook was loaded late, or the executable
+ * defines malloc).  Not how the hook was loaded: loadhow.c says that. */
+int got_slots_only(void);
 /* Patches every loaded module's slots not yet patched; returns how many.
  * with_dlopen: dlopen's slots too, so modules it loads are patched. */
 int got_patch_all(int with_dlopen);

@@ -15,6 +15,8 @@ HOOK_LIBS += -lunwind -lm
 HOOK_LIBS += $(shell pkg-config --libs libzstd 2>/dev/null || echo -lzstd)
 # The writers' and elfsym.c's v1 names (allocation-free, like them).
 HOOK_SRC += core/v1name.c
+# Preloaded or injected, from the loader's list.
+HOOK_SRC += attach/hook/loadhow.c
 
 # Frame pointers in the hook itself, so MPROF_UNWIND=fp can walk out of it.
 $(HOOK_B)/attach/hook/%.o: CFLAGS += -fno-omit-frame-pointer
