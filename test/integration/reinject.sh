@@ -1,0 +1,89 @@
+#!/bin/sh
+# reinject: counts across --inject, --detach and a second --inject (x86_64),
+# under glibc, jemalloc and tcmalloc.  A block freed while detached is not
+# listed after the next injection, nor is one made while detached; blocks
+# of the first attachment are forgotten (the hook cannot know which are
+# still alive): the counts start afresh at each injection, exact from there.
+# The target does one step per line it reads, so every step is where the
+# test puts it.
+. "$(dirname "$0")/../lib.sh"
+
+if [ "$(uname -m)" != x86_64 ]; then
+	ok "reinject # SKIP injection is x86_64 only"
+	exit 0
+fi
+
+# rows FILE [--alloc]: "function:bytes:objects" of each row with flat bytes, sorted.
+rows() {
+	"$MPROF" --top=flat --format=tsv $2 "$1" | awk -F '\t' 'NR > 1 && $1 > 0 { print $5 ":" $1 ":" $2 }' |
+		sort | tr '\n' ' ' | sed 's/ $//'
+}
+# step WHAT: the target does WHAT and says it did.
+step() {
+	echo "$1" >&3
+	n=0
+	while ! grep -qx "done $1" "$TMP/$LIB.out" && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+	grep -qx "done $1" "$TMP/$LIB.out" || not_ok "$LIB: the target did not do step $1"
+}
+
+for LIB in c jemalloc tcmalloc_minimal; do
+	T=$TMP/reinject_$LIB
+	if ! cc -O1 -g -fno-omit-frame-pointer -o "$T" "$TOP/test/progs/reinject_target.c" -l$LIB; then
+		not_ok "$LIB: cannot link -l$LIB (make deps installs it)"
+		continue
+	fi
+	mkfifo "$TMP/$LIB.in"
+	( MPROF_OUT=$TMP/$LIB.pro timeout 120 "$T" < "$TMP/$LIB.in" > "$TMP/$LIB.out" 2>&1; echo $? > "$TMP/$LIB.st" ) &
+	exec 3> "$TMP/$LIB.in"
+	n=0; while [ ! -s "$TMP/$LIB.out" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	PID=$(head -1 "$TMP/$LIB.out")
+
+	# First attachment: the blocks made in it are seen.
+	"$MPROF" --inject "$PID" > /dev/null
+	step a1; step gone; step big
+	"$MPROF" --snapshot "$PID" -o "$TMP/$LIB.1.pro"
+	expect_eq "$LIB: first injection: the blocks made, exact" "$(rows "$TMP/$LIB.1.pro")" \
+		"keep_a1:3000:3 make_big:8388608:1"
+
+	# Detached: the 8 MiB block is freed, two blocks are made.
+	"$MPROF" --detach "$PID" > /dev/null
+	step freebig; step d
+
+	# Second injection: nothing from before is counted.
+	run_status "$MPROF" --inject "$PID"
+	expect_eq "$LIB: second injection: says the counts start afresh" "$STATUS:$(printf '%s\n' "$OUT" | head -1)" \
+		"0:process $PID: recording again into /dev/shm/mprof-$PID; the counts start afresh (blocks seen before the detach are forgotten)"
+	"$MPROF" --snapshot "$PID" -o "$TMP/$LIB.2.pro"
+	expect_eq "$LIB: after re-injection: the block freed while detached is not listed, nor any other from before" \
+		"$(rows "$TMP/$LIB.2.pro") / $(rows "$TMP/$LIB.2.pro" --alloc)" " / "
+	step a2; step fa1; step fd
+	"$MPROF" --snapshot "$PID" -o "$TMP/$LIB.3.pro"
+	expect_eq "$LIB: after re-injection: in use exactly the blocks made since; frees of older blocks subtract nothing" \
+		"$(rows "$TMP/$LIB.3.pro")" "keep_a2:2800:4"
+	expect_eq "$LIB: after re-injection: allocated, exactly the blocks made since" \
+		"$(rows "$TMP/$LIB.3.pro" --alloc)" "keep_a2:2800:4"
+	expect_match "$LIB: --info says what the counts cover" "$("$MPROF" --info --attach "$PID")" \
+		"counts: since the injection at [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} \(re-injected 1 time; blocks seen before the detach are forgotten\)"
+
+	# A dump (SIGUSR2) after the re-injection says the same.
+	kill -USR2 "$PID"
+	n=0; while [ ! -s "$TMP/$LIB.pro.1" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+	sleep 0.1
+	expect_eq "$LIB: a dump after re-injection: the same blocks" "$(rows "$TMP/$LIB.pro.1") / $(rows "$TMP/$LIB.pro.1" --alloc)" \
+		"keep_a2:2800:4 / keep_a2:2800:4"
+
+	# Detach again, twice; the counts stay as they were.
+	run_status "$MPROF" --detach "$PID"
+	expect_match "$LIB: second detach" "$STATUS:$OUT" "^0:detached from process $PID \([0-9]+ call slots restored\); its segment stays readable$"
+	run_status "$MPROF" --detach "$PID"
+	expect_eq "$LIB: detach twice: said so" "$STATUS:$ERR" "2:mprof-tui: process $PID is already detached (mprof-tui --inject $PID records again)"
+	step a1
+	"$MPROF" --snapshot "$PID" -o "$TMP/$LIB.4.pro"
+	expect_eq "$LIB: detached again: the counts are those of the detach" "$(rows "$TMP/$LIB.4.pro") / $(rows "$TMP/$LIB.4.pro" --alloc)" \
+		"keep_a2:2800:4 / keep_a2:2800:4"
+
+	echo quit >&3
+	exec 3>&-
+	n=0; while [ ! -s "$TMP/$LIB.st" ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+	expect_eq "$LIB: the target ends normally" "$(cat "$TMP/$LIB.st") $(tail -1 "$TMP/$LIB.out")" "0 reinject_target: end"
+done
