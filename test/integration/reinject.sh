@@ -87,3 +87,36 @@ for LIB in c jemalloc tcmalloc_minimal; do
 	n=0; while [ ! -s "$TMP/$LIB.st" ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
 	expect_eq "$LIB: the target ends normally" "$(cat "$TMP/$LIB.st") $(tail -1 "$TMP/$LIB.out")" "0 reinject_target: end"
 done
+
+# The live screen, open across the detach and the re-injection: its total,
+# table and heap curve follow the counts started afresh, and it says so.
+. "$TOP/test/tmux.sh"
+LIB=live
+mkfifo "$TMP/$LIB.in"
+( timeout 120 "$TMP/reinject_c" < "$TMP/$LIB.in" > "$TMP/$LIB.out" 2>&1; echo $? > "$TMP/$LIB.st" ) &
+exec 3> "$TMP/$LIB.in"
+n=0; while [ ! -s "$TMP/$LIB.out" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+PID=$(head -1 "$TMP/$LIB.out")
+"$MPROF" --inject "$PID" > /dev/null
+step a1; step big
+tmux_start 150 30 "$TMP"
+keys "$MPROF --attach $PID" Enter
+check "live: the 8 MiB block before the detach" "total 8.00 MiB (4 objects)"
+"$MPROF" --detach "$PID" > /dev/null
+step freebig
+"$MPROF" --inject "$PID" > /dev/null
+step a2
+check "live: after re-injection, only the blocks made since" "total 2.73 KiB (4 objects)"
+keys j   # the status line's message gives way to the note
+check "live: the note says since when the counts run" "counts since the re-injection at"
+# The curve ends low: the newest column of the heap strip is the lowest bar.
+n=0; while [ $n -lt 100 ] && ! screen | grep -q '^ heap .*▁$'; do sleep 0.1; n=$((n + 1)); done
+expect_match "live: the heap curve drops with the counts" "$(screen | grep '^ heap [^0-9]')" '▁$'
+expect_eq "live: make_big and keep_a1 are gone from the table" "$(screen | grep -c 'make_big\|keep_a1')" 0
+keys q
+check "live: quitting offers the detach" "[d/k]"
+keys d
+echo quit >&3
+exec 3>&-
+n=0; while [ ! -s "$TMP/$LIB.st" ] && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+expect_eq "live: the target ends normally" "$(cat "$TMP/$LIB.st")" 0
