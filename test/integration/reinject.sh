@@ -26,6 +26,12 @@ step() {
 	grep -qx "done $1" "$TMP/$LIB.out" || not_ok "$LIB: the target did not do step $1"
 }
 
+# The header's unknown_frees, read where segment.h puts it.
+printf '#include <stdio.h>\n#include "attach/segment.h"\nint main(void) { printf("%%zu\\n", offsetof(seg_header, unknown_frees)); return 0; }\n' > "$TMP/uf.c"
+cc -I"$TOP" -o "$TMP/uf" "$TMP/uf.c" || not_ok "build the header offset reader"
+UF=$("$TMP/uf")
+unknown_frees() { od -An -tu8 -j"$UF" -N8 "/dev/shm/mprof-$1" | tr -d ' '; }
+
 for LIB in c jemalloc tcmalloc_minimal; do
 	T=$TMP/reinject_$LIB
 	if ! cc -O1 -g -fno-omit-frame-pointer -o "$T" "$TOP/test/progs/reinject_target.c" -l$LIB; then
@@ -62,6 +68,8 @@ for LIB in c jemalloc tcmalloc_minimal; do
 		"$(rows "$TMP/$LIB.3.pro")" "keep_a2:2800:4"
 	expect_eq "$LIB: after re-injection: allocated, exactly the blocks made since" \
 		"$(rows "$TMP/$LIB.3.pro" --alloc)" "keep_a2:2800:4"
+	expect_eq "$LIB: after re-injection: the frees of a block of the first attachment and of one made while detached are unknown frees" \
+		"$(unknown_frees "$PID")" 2
 	expect_match "$LIB: --info says what the counts cover" "$("$MPROF" --info --attach "$PID")" \
 		"counts: since the injection at [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} \(re-injected 1 time; blocks seen before the detach are forgotten\)"
 
