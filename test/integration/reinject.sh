@@ -4,8 +4,9 @@
 # listed after the next injection, nor is one made while detached; blocks
 # of the first attachment are forgotten (the hook cannot know which are
 # still alive): the counts start afresh at each injection, exact from there.
-# The target does one step per line it reads, so every step is where the
-# test puts it.
+# A recording from outside ends at the detach; a live screen open across
+# it follows.  The target does one step per line it reads, so every step
+# is where the test puts it.
 . "$(dirname "$0")/../lib.sh"
 
 if [ "$(uname -m)" != x86_64 ]; then
@@ -13,9 +14,11 @@ if [ "$(uname -m)" != x86_64 ]; then
 	exit 0
 fi
 
-# rows FILE [--alloc]: "function:bytes:objects" of each row with flat bytes, sorted.
+# rows FILE [ARGS]: "function:bytes:objects" of each row with flat bytes, sorted.
 rows() {
-	"$MPROF" --top=flat --format=tsv $2 "$1" | awk -F '\t' 'NR > 1 && $1 > 0 { print $5 ":" $1 ":" $2 }' |
+	f=$1
+	shift
+	"$MPROF" --top=flat --format=tsv "$@" "$f" 2> /dev/null | awk -F '\t' 'NR > 1 && $1 > 0 { print $5 ":" $1 ":" $2 }' |
 		sort | tr '\n' ' ' | sed 's/ $//'
 }
 # step WHAT: the target does WHAT and says it did.
@@ -24,6 +27,15 @@ step() {
 	n=0
 	while ! grep -qx "done $1" "$TMP/$LIB.out" && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
 	grep -qx "done $1" "$TMP/$LIB.out" || not_ok "$LIB: the target did not do step $1"
+}
+# begin BIN: starts BIN as $LIB (MPROF_OUT=$TMP/$LIB.pro, no hook), its
+# steps written to fd 3; sets PID.
+begin() {
+	mkfifo "$TMP/$LIB.in"
+	( MPROF_OUT=$TMP/$LIB.pro timeout 120 "$1" < "$TMP/$LIB.in" > "$TMP/$LIB.out" 2>&1; echo $? > "$TMP/$LIB.st" ) &
+	exec 3> "$TMP/$LIB.in"
+	n=0; while [ ! -s "$TMP/$LIB.out" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	PID=$(head -1 "$TMP/$LIB.out")
 }
 
 # The header's unknown_frees, read where segment.h puts it.
@@ -38,11 +50,7 @@ for LIB in c jemalloc tcmalloc_minimal; do
 		not_ok "$LIB: cannot link -l$LIB (make deps installs it)"
 		continue
 	fi
-	mkfifo "$TMP/$LIB.in"
-	( MPROF_OUT=$TMP/$LIB.pro timeout 120 "$T" < "$TMP/$LIB.in" > "$TMP/$LIB.out" 2>&1; echo $? > "$TMP/$LIB.st" ) &
-	exec 3> "$TMP/$LIB.in"
-	n=0; while [ ! -s "$TMP/$LIB.out" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
-	PID=$(head -1 "$TMP/$LIB.out")
+	begin "$T"
 
 	# First attachment: the blocks made in it are seen.
 	"$MPROF" --inject "$PID" > /dev/null
@@ -96,15 +104,39 @@ for LIB in c jemalloc tcmalloc_minimal; do
 	expect_eq "$LIB: the target ends normally" "$(cat "$TMP/$LIB.st") $(tail -1 "$TMP/$LIB.out")" "0 reinject_target: end"
 done
 
+# A recording from outside ends at the detach, with the heap as it was
+# then; a detached hook is not recorded (it sees no call).
+LIB=rec
+begin "$TMP/reinject_c"
+"$MPROF" --inject "$PID" > /dev/null
+"$MPROF" --record "$TMP/rec" --attach "$PID" > "$TMP/rec.err" 2>&1 &
+RP=$!
+n=0; while ! grep -q "recording pid" "$TMP/rec.err" && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+step a1; step big; step gone
+"$MPROF" --detach "$PID" > /dev/null
+n=0; while kill -0 $RP 2> /dev/null && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+if kill -0 $RP 2> /dev/null; then
+	not_ok "record: the recorder ends at the detach" "$(cat "$TMP/rec.err")"
+	kill $RP
+else
+	wait $RP
+	expect_eq "record: the recorder ends at the detach, exit 0" "$?:$(sed -n 2p "$TMP/rec.err")" \
+		"0:mprof-tui: the hook in process $PID was detached: the recording ends there"
+fi
+wait $RP 2> /dev/null
+expect_eq "record: its end is the heap at the detach" "$(rows "$TMP/rec" --at end)" "keep_a1:3000:3 make_big:8388608:1"
+step freebig
+run_status "$MPROF" --record "$TMP/rec2" --attach "$PID"
+expect_eq "record: a detached hook is refused" "$STATUS:$ERR" \
+	"2:mprof-tui: process $PID: its hook is detached and sees no call (mprof-tui --inject $PID records again)"
+echo quit >&3
+exec 3>&-
+
 # The live screen, open across the detach and the re-injection: its total,
 # table and heap curve follow the counts started afresh, and it says so.
 . "$TOP/test/tmux.sh"
 LIB=live
-mkfifo "$TMP/$LIB.in"
-( timeout 120 "$TMP/reinject_c" < "$TMP/$LIB.in" > "$TMP/$LIB.out" 2>&1; echo $? > "$TMP/$LIB.st" ) &
-exec 3> "$TMP/$LIB.in"
-n=0; while [ ! -s "$TMP/$LIB.out" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
-PID=$(head -1 "$TMP/$LIB.out")
+begin "$TMP/reinject_c"
 "$MPROF" --inject "$PID" > /dev/null
 step a1; step big
 tmux_start 150 30 "$TMP"
