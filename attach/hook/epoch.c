@@ -8,9 +8,13 @@
  * lanes, the window's) and the header's totals are emptied before the
  * program's calls reach the hook again, and the counts cover the time
  * since then (attach_ns); a free of a block from before is an unknown
- * free, as for a block allocated before the first injection.  The stack
- * table stays (stack ids and the threads' stack caches remain valid; a
- * stack with no allocation since is left out of every profile). */
+ * free, as for a block allocated before the first injection.  No lane is
+ * written meanwhile: mprof_attach runs with every thread out of the hook
+ * (the injection's safe point counts libmprof.so as allocator code), and
+ * only a call through a pointer to the hook taken while attached reaches
+ * it while detached.  The stack table stays (stack ids and the threads'
+ * stack caches remain valid; a stack with no allocation since is left out
+ * of every profile). */
 #include "attach/hook/hook.h"
 
 #include <string.h>
