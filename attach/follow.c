@@ -85,6 +85,7 @@ int follow_open_path(follow *f, const char *path, int pid, prof_error *err)
 	 * segment we may not write gets the counters only. */
 	prof_error ignored;
 	f->hw = seg_map_header_rw(&f->m, &f->hw_len, &ignored);
+	f->attaches = f->hc.attaches;
 	follow_beat(f);
 	ring_restart(f);
 	tl_init(&f->tl, 100 * 1000000LL);
@@ -377,6 +378,22 @@ int follow_sync(follow *f)
 	return ch;
 }
 
+void follow_since_note(const follow *f, char *buf, size_t cap)
+{
+	uint64_t uf = f->p->meta.unknown_frees;
+	if (!f->attaches) {
+		snprintf(buf, cap, "history before the attach is unknown (%llu older frees apart)", (unsigned long long)uf);
+		return;
+	}
+	time_t t = (time_t)(__atomic_load_n(&f->m.h->attach_ns, __ATOMIC_RELAXED) / 1000000000);
+	struct tm tm;
+	char when[16] = "?";
+	if (localtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	snprintf(buf, cap, "counts since the re-injection at %s: blocks from before are forgotten (%llu older frees apart)",
+		 when, (unsigned long long)uf);
+}
+
 /* ---- the ring ----------------------------------------------------------- */
 
 uint64_t follow_drain_ring(const seg_slot *ring, uint64_t cap, uint64_t head, uint64_t *pos,
@@ -442,6 +459,11 @@ uint64_t follow_drain(follow *f)
 	const seg_header *h = f->m.h;
 	if (!f->exited && follow_beat(f))
 		ring_restart(f);   /* beats stopped for a while (stopped, suspended): events may be missing */
+	uint64_t att = __atomic_load_n(&h->attaches, __ATOMIC_ACQUIRE);
+	if (att != f->attaches) {   /* re-injected: the counts started afresh, the curve goes on from them */
+		f->attaches = att;
+		ring_restart(f);
+	}
 	uint64_t head = __atomic_load_n(&h->ring_head, __ATOMIC_ACQUIRE);
 	uint64_t lost0 = f->lost_events, pos0 = f->ring_pos;
 	int64_t v = f->tl.cur;

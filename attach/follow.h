@@ -42,6 +42,7 @@ typedef struct follow {
 	uint64_t ring_pos;      /* the next event to read */
 	uint64_t lost_events;   /* ring slots overwritten before we read them */
 	int resync;             /* set the timeline's value from the counters */
+	uint64_t attaches;      /* the segment's re-injections seen (each empties the counters) */
 	uint64_t rate;          /* the events' sampling rate (0: each is itself) */
 	timeline tl;
 	int64_t inuse_bytes, inuse_objs;   /* from the counters, last sync */
@@ -73,6 +74,10 @@ uint64_t follow_drain(follow *f);
 int64_t follow_now_ns(const follow *f);
 /* Whether the process is gone (and, for our child, reaps it). */
 int follow_check_exit(follow *f);
+/* An injected hook's note on what the counts cover: history before the
+ * injection is unknown, or since a re-injection (its local time) blocks
+ * from before it are forgotten; with the unknown frees of the last sync. */
+void follow_since_note(const follow *f, char *buf, size_t cap);
 
 /* The drain loop itself, over any ring (the bench drives it): events
  * in slots [*pos, head) of ring[cap] go into tl as running heap values

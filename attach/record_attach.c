@@ -21,12 +21,27 @@ static void on_stop(int sig)
 	stop_sig = sig;
 }
 
+/* 1 once the hook was detached (or detached and injected again since the
+ * recording began): it saw no call meanwhile, so its counts start afresh
+ * after an injection and the recording cannot go on from its own. */
+static int record_detached(const seg_header *h, uint64_t attaches)
+{
+	return (__atomic_load_n(&h->flags, __ATOMIC_ACQUIRE) & SEG_FLAG_DETACHED) ||
+	       __atomic_load_n(&h->attaches, __ATOMIC_ACQUIRE) != attaches;
+}
+
 int record_attach(int pid, const char *dir, const char *lib, FILE *msg)
 {
 	follow f;
 	prof_error err;
 	if (follow_open(&f, pid, lib, &err)) {
 		fprintf(msg, "mprof-tui: %s\n", err.msg);
+		return 2;
+	}
+	if (__atomic_load_n(&f.m.h->flags, __ATOMIC_ACQUIRE) & SEG_FLAG_DETACHED) {
+		fprintf(msg, "mprof-tui: process %d: its hook is detached and sees no call (mprof-tui --inject %d records again)\n",
+			pid, pid);
+		follow_close(&f);
 		return 2;
 	}
 	size_t hl;
@@ -61,6 +76,17 @@ int record_attach(int pid, const char *dir, const char *lib, FILE *msg)
 		}
 		if (n == 0 && ++checks % 16 == 0 && follow_check_exit(&f))
 			break;
+		if (n == 0 && record_detached(hw, f.hc.attaches)) {
+			while ((n = recw_poll(w)) > 0)
+				;   /* what the detach published last */
+			if (n < 0) {
+				fprintf(msg, "mprof-tui: recording stopped: %s\n", w->err);
+				rc = 1;
+			} else {
+				fprintf(msg, "mprof-tui: the hook in process %d was detached: the recording ends there\n", pid);
+			}
+			break;
+		}
 		if (recw_backlog(w) < f.hc.ring_cap / 8) {
 			struct timespec ts = { 0, RECW_POLL_NS };
 			nanosleep(&ts, NULL);

@@ -167,6 +167,13 @@ typedef struct seg_header {
 	 * recent (SEG_RING_STALE_NS): with nobody reading, the ring costs nothing.
 	 * In the window line's padding. */
 	uint64_t ring_beat_ns;
+	/* A re-injection (mprof_attach on a detached hook) starts the counts
+	 * afresh: the live table, every counter and the totals above are
+	 * emptied, then attach_ns is set and attaches raised (release).  The
+	 * counts cover the time since attach_ns, or since start_time_ns while
+	 * attaches is 0.  In the window line's padding (zero in older hooks). */
+	int64_t attach_ns;         /* CLOCK_REALTIME of the latest re-injection */
+	uint64_t attaches;         /* re-injections so far */
 	seg_sample sample __attribute__((aligned(64)));
 } seg_header;
 

@@ -345,3 +345,23 @@ nomem:
 	prof_free(p);
 	return NULL;
 }
+
+void seg_since_text(const seg_header *h, char *buf, size_t cap)
+{
+	uint32_t flags = __atomic_load_n(&h->flags, __ATOMIC_ACQUIRE);
+	uint64_t n = __atomic_load_n(&h->attaches, __ATOMIC_ACQUIRE);
+	int64_t at = n ? __atomic_load_n(&h->attach_ns, __ATOMIC_RELAXED) : h->start_time_ns;
+	time_t t = (time_t)(at / 1000000000);
+	struct tm tm;
+	char when[32] = "?";
+	if (localtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	const char *until = (flags & SEG_FLAG_DETACHED) ? ", until the detach" : "";
+	if (!(flags & SEG_FLAG_LATE))
+		snprintf(buf, cap, "since the start at %s", when);
+	else if (!n)
+		snprintf(buf, cap, "since the injection at %s%s (history before it is unknown)", when, until);
+	else
+		snprintf(buf, cap, "since the injection at %s%s (re-injected %llu time%s; blocks seen before the detach are forgotten)",
+			 when, until, (unsigned long long)n, n == 1 ? "" : "s");
+}

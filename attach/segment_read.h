@@ -51,6 +51,11 @@ int seg_validate(const void *data, size_t len, const char *name, prof_error *err
  * when the segment has none (an older hook) or its offset is bad. */
 int seg_allocs_copy(const void *data, size_t len, seg_alloc *out, int cap);
 
+/* What the counts of a segment (header h, loaded now) cover, for a line
+ * "counts: ...": since the start (preloaded), since the injection, or
+ * since the latest re-injection, with the local time it began. */
+void seg_since_text(const seg_header *h, char *buf, size_t cap);
+
 /* The segment's current state as a new profile (caller frees with
  * prof_free): stacks with their exact counters, the module table, frame
  * names "path(sym+0xoff) [0xaddr]".  Entries that are out of bounds are

@@ -95,6 +95,8 @@ int allocs_info_main(const char *pid_arg)
 	char smp[200];
 	sample_ctl_text(m.h, smp, sizeof(smp));
 	printf("recording: %s\n", smp);
+	seg_since_text(&hc, smp, sizeof(smp));
+	printf("counts: %s\n", smp);
 	printf("allocators:\n");
 	if (!allocs_print(stdout, m.h, m.len, "  ", 0))
 		printf("  (not recorded: the hook in this process predates the allocator table)\n");

@@ -109,7 +109,8 @@ int inject_main(const char *pid_arg, int detach)
 		return 2;
 	}
 	printf(r == INJECT_PRESENT ? "process %ld already has a segment: " SEG_PATH_FMT "\n"
-	       : r == INJECT_REATTACHED ? "process %ld: recording again into " SEG_PATH_FMT "\n"
+	       : r == INJECT_REATTACHED ? "process %ld: recording again into " SEG_PATH_FMT
+					  "; the counts start afresh (blocks seen before the detach are forgotten)\n"
 					: "loaded libmprof.so into process %ld: " SEG_PATH_FMT "\n",
 	       pid, (int)pid);
 	if (r != INJECT_PRESENT && alloc[0])

@@ -210,8 +210,7 @@ static int live_refresh(app *a)
 	if (ch & FOLLOW_FRAMES)
 		sym_reopen(a);
 	if (lv->late)
-		snprintf(lv->note, sizeof(lv->note), "history before the attach is unknown (%" PRIu64
-			 " older frees apart)", lv->f.p->meta.unknown_frees);
+		follow_since_note(&lv->f, lv->note, sizeof(lv->note));
 	if (!ch)
 		return lv->at.k != k0;   /* nothing moved but time: the strip goes on */
 	if (lv->diff) {

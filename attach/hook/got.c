@@ -288,16 +288,20 @@ EXPORT int mprof_detach(void)
 	if (!h || !(h->flags & SEG_FLAG_LATE))
 		return -1;
 	int n = got_restore_all() + allocators_restore();
+	epoch_detached(h);
 	__atomic_or_fetch(&h->flags, SEG_FLAG_DETACHED, __ATOMIC_RELEASE);
 	return n;
 }
 
-/* mprof-tui --inject on a detached process: patch again. */
+/* mprof-tui --inject on a detached process: a new epoch (what the hook
+ * saw before may have been freed meanwhile), then patch again. */
 EXPORT int mprof_attach(void)
 {
 	seg_header *h = hook_seg;
 	if (!h || !(h->flags & SEG_FLAG_LATE))
 		return -1;
+	if (h->flags & SEG_FLAG_DETACHED)
+		epoch_begin(h);
 	int n = got_patch_all(1) + allocators_repatch();
 	__atomic_and_fetch(&h->flags, ~(uint32_t)SEG_FLAG_DETACHED, __ATOMIC_RELEASE);
 	return n;

@@ -8,7 +8,8 @@
  * recordings, sample.c samples, got.c reaches callers through their GOT
  * slots, resolve.c finds each entry's real function, arena.c serves the
  * calls made before it is known, segment_create.c makes the segment (and a
- * forked child's copy), dumpname.c names dumps; allocators.c finds the
+ * forked child's copy), dumpname.c names dumps, epoch.c starts the counts
+ * afresh at a re-injection; allocators.c finds the
  * allocators interposition does not reach (allocfam.c says which functions
  * make one) and entry.c patches their entry points to jump to
  * entry_wrap.c's wrappers (capmem.c gives capstone its memory, procmaps.c
@@ -145,6 +146,8 @@ static inline int live_maybe(uint64_t key)
 	uint64_t b = live_filter_bit(key, hash_mix64(key));
 	return (int)(__atomic_load_n(&live_filt[b >> 6], __ATOMIC_ACQUIRE) >> (b & 63)) & 1;
 }
+/* Empties the table and its filter (a re-injection: epoch.c). */
+void live_clear(void);
 /* fork: all shard locks taken in the parent, released in both. */
 void live_lock_all(void);
 void live_unlock_all(void);
@@ -369,6 +372,13 @@ int got_patch_all(int with_dlopen);
 int got_restore_all(void);
 /* 1 when p is one of the hook's entry points. */
 int target_of_ptr(const void *p);
+
+/* epoch.c: mprof_detach calls epoch_detached once the program's calls go
+ * to its allocator again (staged events into the ring); mprof_attach calls
+ * epoch_begin before they reach the hook again, with no thread inside it:
+ * the live table, the counters and the totals start afresh (attach_ns). */
+void epoch_detached(seg_header *h);
+void epoch_begin(seg_header *h);
 
 /* mmap-backed memory for the hook; sizes rounded to pages. */
 void *hook_map(size_t size);

@@ -309,6 +309,25 @@ void live_filter(int on)
 	live_unlock_all();
 }
 
+/* Under every lock: no entry left, the filter's bits and counts cleared
+ * (the tables keep their size). */
+void live_clear(void)
+{
+	live_lock_all();
+	for (int i = 0; i <= SHARDS; i++) {
+		shard *s = i < SHARDS ? &shards[i] : &big;
+		if (s->used)
+			memset(s->tab, 0, (s->mask + 1) * sizeof(live_ent));
+		s->used = 0;
+	}
+	if (filt_dirty) {
+		memset(live_filt, 0, sizeof(live_filt));
+		memset(filt_cnt, 0, sizeof(filt_cnt));
+		filt_dirty = 0;
+	}
+	live_unlock_all();
+}
+
 void live_lock_all(void)
 {
 	for (int i = 0; i < SHARDS; i++)

@@ -167,6 +167,8 @@ seg_header *hook_seg_clone(seg_header *old, uint32_t max_depth, size_t page_size
 	h->dropped_stacks = old->dropped_stacks;
 	h->dropped_live = old->dropped_live;
 	h->truncated_stacks = old->truncated_stacks;
+	h->attach_ns = old->attach_ns;   /* the copied counts cover what the parent's did */
+	h->attaches = old->attaches;
 	h->unwind = old->unwind;
 	/* The parent's window is not the child's; its next one gets a new
 	 * number, so marks copied with the live table are cleared then. */
