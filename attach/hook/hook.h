@@ -231,8 +231,9 @@ void dumps_forked(void);
 void hook_self_enter(void);
 void hook_self_leave(int run_deferred);
 
-/* dump.c: writes a profile of h to path in the format (0 native, 1 v1);
- * 0 or -1.  Allocation-free: works from a signal handler. */
+/* dump.c: writes a profile of h to path in the format (0 native, 1 v1)
+ * through a new temporary renamed over path (core/atomicfile.h); 0, or the
+ * errno of what failed.  Allocation-free: works from a signal handler. */
 int dump_write(seg_header *h, const char *path, int v1);
 
 /* elfsym.c: names of pcs in a module "path(sym+0xoff) [0xaddr]"; see there. */
