@@ -24,6 +24,7 @@ static unsigned dump_seq;
 
 void dumps_init(void)
 {
+	say_init();
 	const char *out = getenv("MPROF_OUT");
 	if (out && *out && strlen(out) < sizeof(out_path) - 64)
 		strcpy(out_path, out);
@@ -49,8 +50,12 @@ static void dump_to(seg_header *h, unsigned seq, int try)
 	char path[4200];
 	dumpname_path(path, sizeof(path), out_path, forked_child || descendant, seq);
 	modules_scan(h, try);
-	if (dump_write(h, path, out_v1))
-		hook_say("cannot write ", path, "");
+	int e = dump_write(h, path, out_v1);
+	if (e) {
+		char why[128];   /* strerrordesc_np: no locale, safe in a handler */
+		snprintf(why, sizeof(why), ": %s", strerrordesc_np(e) ? strerrordesc_np(e) : "unknown error");
+		hook_say("cannot write ", path, why);
+	}
 }
 
 static void on_usr2(int sig)

@@ -193,8 +193,10 @@ seg_header *hook_seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, uin
 /* A forked child's own segment holding what the parent recorded (the
  * parent's lanes folded into the shared one), running; NULL after saying why. */
 seg_header *hook_seg_clone(seg_header *old, uint32_t max_depth, size_t page_size, uint64_t *seg_size);
-/* "mprof: a b c" on stderr, one write. */
+/* say.c: "mprof: a b c" on stderr, one write; to syslog (/dev/log) when
+ * stderr is closed or no longer the file it was at say_init (start). */
 void hook_say(const char *a, const char *b, const char *c);
+void say_init(void);
 /* The environment's number name in [lo, hi], else def (said when out of range). */
 uint64_t hook_env_num(const char *name, uint64_t def, uint64_t lo, uint64_t hi);
 

@@ -7,6 +7,9 @@
 #     victim is untouched and each file is written in place of the link.
 #     The directory is nobody's: fs.protected_symlinks does not apply where
 #     the link's owner owns the directory, so the test needs no sysctl.
+#  b. a dump that fails says why (a full tmpfs under unshare -m): on stderr,
+#     and with stderr closed (2>&-) to syslog, read from a /dev/log socket
+#     the test binds in a private /dev.
 . "$(dirname "$0")/../lib.sh"
 hook_prog sig "$TOP/test/progs/sig_leak.c"
 if [ "$(id -u)" != 0 ]; then
@@ -71,3 +74,35 @@ expect_eq "--window -o: exit 0" "$STATUS" 0
 written w.pro "--window -o"
 expect_eq "no temporary is left" "$(ls "$S" | grep -v '\.tmp$' | wc -l) $(ls "$S" | grep -c '\.[a-z0-9]\{8\}\.tmp$')" "7 0"
 
+# b. a dump to a full disk says why: a 64 KiB tmpfs filled up, in a mount
+# namespace of the test's own, where /dev is a private tmpfs too (its null
+# and a private shm bound in) so the test can listen on /dev/log.
+cc -O1 -o "$TMP/logsink" "$TOP/test/progs/logsink.c" || { not_ok "build logsink"; exit 0; }
+if ! unshare -m true 2> /dev/null; then
+	ok "failed dumps say why # SKIP unshare -m does not work here"
+	exit 0
+fi
+cat > "$TMP/ns.sh" << NSEOF
+mount --make-rprivate / || exit 3
+mkdir "$TMP/full" && mount -t tmpfs -o size=64k tmpfs "$TMP/full" || exit 3
+dd if=/dev/zero of="$TMP/full/fill" bs=4k 2> /dev/null
+MPROF_OUT=$TMP/full/d.pro LD_PRELOAD=$HOOK /bin/true 2> "$TMP/full.err"
+echo \$? > "$TMP/full.st"
+touch "$TMP/null" && mount --bind /dev/null "$TMP/null" || exit 3
+mount -t tmpfs tmpfs /dev && touch /dev/null && mount --bind "$TMP/null" /dev/null || exit 3
+mkdir /dev/shm && mount -t tmpfs tmpfs /dev/shm || exit 3
+"$TMP/logsink" /dev/log > "$TMP/log.out" &
+i=0
+while ! grep -q ready "$TMP/log.out" 2> /dev/null && [ \$i -lt 200 ]; do sleep 0.05; i=\$((i + 1)); done
+MPROF_OUT=$TMP/full/d.pro LD_PRELOAD=$HOOK /bin/true 2>&-
+echo \$? > "$TMP/closed.st"
+wait
+NSEOF
+unshare -m sh "$TMP/ns.sh"
+expect_eq "full disk: the namespace was set up" "$?" 0
+expect_eq "full disk: the program's exit status is its own" "$(cat "$TMP/full.st")" 0
+expect_eq "full disk: stderr says the file and why" "$(cat "$TMP/full.err")" \
+	"mprof: cannot write $TMP/full/d.pro: No space left on device"
+expect_eq "stderr closed: the program's exit status is its own" "$(cat "$TMP/closed.st")" 0
+expect_match "stderr closed: the line goes to syslog (LOG_USER|LOG_ERR) on /dev/log" "$(sed -n 2p "$TMP/log.out")" \
+	"^<11>libmprof\\[[0-9]+\\]: cannot write $TMP/full/d\\.pro: No space left on device\$"
