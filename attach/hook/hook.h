@@ -220,10 +220,10 @@ void dumpname_path(char *dst, size_t cap, const char *pattern, int other, unsign
 /* Blanks libmprof out of LD_PRELOAD (MPROF_FOLLOW=0). */
 void dumpname_unfollow(void);
 
-/* dumps.c: when dumps are written (exit, SIGUSR2, a fatal SIGTERM/SIGINT).
+/* dumps.c: when dumps are written (exit, SIGUSR2, a fatal signal).
  * dumps_init reads MPROF_OUT, MPROF_FORMAT, MPROF_FORKS, MPROF_FOLLOW;
- * dumps_arm installs the handlers once the segment exists (late: injected,
- * SIGUSR2 only); dumps_forked: this is a forked child now. */
+ * dumps_arm installs the handlers once the segment exists (late: injected);
+ * dumps_forked: this is a forked child now. */
 void dumps_init(void);
 void dumps_arm(int late);
 void dumps_forked(void);
@@ -475,5 +475,17 @@ uint64_t procmaps_gap(uint64_t lo, uint64_t hi, uint64_t size, uint64_t reach, u
 int allocators_start(seg_header *h);
 int allocators_restore(void);
 int allocators_repatch(void);
+
+/* dumps_finish: the last dump and the segment's removal, once (exit,
+ * _exit, a fatal signal: in_signal). */
+void dumps_finish(int in_signal);
+/* fatalsig.c: stands in for the default action of the fatal signals the
+ * program leaves at it (dumps_finish, then dies of the signal). */
+void fatalsig_arm(int late);
+struct sigaction;
+extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+/* A hidden alias of an exported wrapper: inside the hook the exported name
+ * may resolve to another library's definition. */
+#define HOOK_GOT_ALIAS(fn) extern __typeof(fn) got_##fn __attribute__((alias(#fn), copy(fn), visibility("hidden")));
 
 #endif

@@ -1,8 +1,10 @@
 #!/bin/sh
-# hook_signals.sh - a hooked program killed by SIGTERM or SIGINT (left at
-# their default action) writes its MPROF_OUT dump, removes its segment and
-# still dies of that signal; the program sees SIG_DFL where it asks, and
-# its own handlers run as without the hook (Python's KeyboardInterrupt).
+# hook_signals.sh - a hooked program killed by a signal left at its
+# default action (SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGUSR1, ...) writes
+# its MPROF_OUT dump, removes its segment and still dies of that signal,
+# preloaded or injected (mprof-tui --inject); the program sees SIG_DFL
+# where it asks, and its own handlers run as without the hook (Python's
+# KeyboardInterrupt).
 . "$(dirname "$0")/../lib.sh"
 HOOK=$TOP/libmprof.so
 cc -g -O1 -fno-omit-frame-pointer -o "$TMP/sig" "$TOP/test/progs/sig_leak.c" || { not_ok "build sig_leak"; exit 0; }
@@ -45,6 +47,9 @@ killed() {
 }
 killed TERM 143
 killed INT 130
+killed HUP 129
+killed PIPE 141
+killed USR1 138
 
 # Without MPROF_OUT: no dump, the segment still goes.
 launch "$TMP/n.out" env LD_PRELOAD="$HOOK" env --default-signal=TERM "$TMP/sig"
@@ -77,6 +82,23 @@ kill -KILL "$pid"
 wait "$pid" 2> /dev/null
 rm -f "/dev/shm/mprof-$pid"
 expect_eq "an ignored SIGTERM stays ignored" "$alive" yes
+
+# Injected: the same, the dump as the program's environment asks; a
+# handler the program had is left alone.
+if [ "$(uname -m)" = x86_64 ]; then
+	rm -f "$TMP/inj.pro"
+	launch "$TMP/inj.out" env MPROF_OUT="$TMP/inj.pro" env --default-signal=TERM "$TMP/sig"
+	run_status "$MPROF" --inject "$pid"
+	seg=no
+	[ -e "/dev/shm/mprof-$pid" ] && seg=yes
+	finish TERM
+	expect_eq "injected, SIGTERM: injected, the segment existed" "$STATUS $seg" "0 yes"
+	expect_eq "injected, SIGTERM: dies of it (143), segment gone" "$st $(ls "/dev/shm/mprof-$pid" 2> /dev/null)" "143 "
+	run_status "$MPROF" --top=flat "$TMP/inj.pro"
+	expect_eq "injected, SIGTERM: the dump was written" "$STATUS" 0
+else
+	ok "injected, SIGTERM # SKIP injection is x86_64 only"
+fi
 
 # Python installs its KeyboardInterrupt handler only over SIG_DFL.
 PY=/usr/bin/python3
