@@ -484,6 +484,11 @@ void dumps_finish(int in_signal);
 void fatalsig_arm(int late);
 struct sigaction;
 extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+/* procfns.c: the process calls wrapped beside the allocator (exit, set*id,
+ * signal dispositions), for got.c to patch when injected; procfns_seg_made
+ * notes the segment file just made (fd), the one set*id hands over. */
+extern hook_fn hook_proc_fns[];
+void procfns_seg_made(int fd);
 /* A hidden alias of an exported wrapper: inside the hook the exported name
  * may resolve to another library's definition. */
 #define HOOK_GOT_ALIAS(fn) extern __typeof(fn) got_##fn __attribute__((alias(#fn), copy(fn), visibility("hidden")));

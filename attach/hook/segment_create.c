@@ -93,6 +93,7 @@ seg_header *hook_seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, uin
 		hook_say("cannot create ", path, ": not recording");
 		return NULL;
 	}
+	procfns_seg_made(fd);
 	struct statvfs vfs;
 	if (fchmod(fd, 0600) || ftruncate(fd, (off_t)total) ||
 	    (!fstatvfs(fd, &vfs) && (uint64_t)vfs.f_bavail * vfs.f_frsize < total)) {

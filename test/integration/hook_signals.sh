@@ -84,7 +84,7 @@ rm -f "/dev/shm/mprof-$pid"
 expect_eq "an ignored SIGTERM stays ignored" "$alive" yes
 
 # Injected: the same, the dump as the program's environment asks; a
-# handler the program had is left alone.
+# handler the program had is left alone, and its _exit removes the segment.
 if [ "$(uname -m)" = x86_64 ]; then
 	rm -f "$TMP/inj.pro"
 	launch "$TMP/inj.out" env MPROF_OUT="$TMP/inj.pro" env --default-signal=TERM "$TMP/sig"
@@ -96,6 +96,10 @@ if [ "$(uname -m)" = x86_64 ]; then
 	expect_eq "injected, SIGTERM: dies of it (143), segment gone" "$st $(ls "/dev/shm/mprof-$pid" 2> /dev/null)" "143 "
 	run_status "$MPROF" --top=flat "$TMP/inj.pro"
 	expect_eq "injected, SIGTERM: the dump was written" "$STATUS" 0
+	launch "$TMP/injown.out" env --default-signal=TERM "$TMP/sig" own
+	"$MPROF" --inject "$pid" > /dev/null 2>&1
+	finish TERM
+	expect_eq "injected: the program's own SIGTERM handler runs" "$st $(ls "/dev/shm/mprof-$pid" 2> /dev/null)" "3 "
 else
 	ok "injected, SIGTERM # SKIP injection is x86_64 only"
 fi
