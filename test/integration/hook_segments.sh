@@ -6,8 +6,13 @@
 #  b. as root, a forked child that drops to nobody (setgid+setuid,
 #     setresgid+setresuid, setregid+setreuid, setegid+seteuid) after its
 #     segment was made: the segment is handed to nobody and goes at exit;
-#  c. SIGTERM on an injected process: hook_signals.sh.
-# It runs in a mount namespace of its own with a private /dev/shm.
+#  c. SIGTERM on an injected process: hook_signals.sh;
+#  d. SIGKILL: the next mprof-tui command (--top on a file) removes the
+#     segment when it exits, another user's too when run by root; nobody's
+#     command leaves root's; a file that is no segment of its pid stays.
+# It runs in a mount namespace of its own with a private /dev/shm, so no
+# other mprof-tui on the machine sweeps its segments meanwhile, and its
+# own sweeps touch nobody else's.
 if [ -z "$MPROF_SEG_NS" ] && [ "$(id -u)" = 0 ] && unshare -m true 2> /dev/null; then
 	exec unshare -m env MPROF_SEG_NS=1 sh "$0" "$@"
 fi
@@ -60,3 +65,36 @@ for how in setuid setresuid setreuid seteuid; do
 	expect_eq "b: $how: no segment is left" "$(segs)" ""
 done
 
+# d. SIGKILL. killed NAME [AS...]: sig_leak under the hook (as AS), killed
+# by SIGKILL once ready; pid is its pid.
+killed() {
+	name=$1
+	shift
+	"$@" env LD_PRELOAD="$HOOK" "$TMP/sig" > "$TMP/$name.out" 2>&1 &
+	pid=$!
+	wait_for "$TMP/$name.out" ready
+	kill -KILL $pid
+	wait $pid 2> /dev/null
+}
+rm -f /dev/shm/mprof-*
+killed root
+expect_eq "d: a killed process leaves its segment" "$(segs)" "mprof-$pid "
+printf 'not a segment' > /dev/shm/mprof-2147483001
+$AS_NOBODY "$MPROF" --top=flat "$DATA/test_mem.pro" > /dev/null 2>&1
+expect_eq "d: nobody's command leaves root's segment" "$(ls /dev/shm/mprof-$pid)" "/dev/shm/mprof-$pid"
+"$MPROF" --top=flat "$DATA/test_mem.pro" > /dev/null 2>&1
+expect_eq "d: root's next command removes it (not what is no segment)" "$(segs)" "mprof-2147483001 "
+rm -f /dev/shm/mprof-*
+killed nobody $AS_NOBODY
+expect_eq "d: nobody's killed process leaves nobody's segment" "$(stat -c %U /dev/shm/mprof-$pid 2> /dev/null)" nobody
+"$MPROF" --top=flat "$DATA/test_mem.pro" > /dev/null 2>&1
+expect_eq "d: root's next command removes another user's" "$(segs)" ""
+rm -f /dev/shm/mprof-*
+killed nobody2 $AS_NOBODY
+$AS_NOBODY "$MPROF" --top=flat "$DATA/test_mem.pro" > /dev/null 2>&1
+expect_eq "d: nobody's next command removes nobody's own" "$(segs)" ""
+rm -f /dev/shm/mprof-*
+killed root2
+run_status "$MPROF" --snapshot "$pid" -o "$TMP/k.pro"
+expect_eq "d: --snapshot still reads what a killed process left, then it goes" \
+	"$STATUS $(sumf "$TMP/k.pro" leak_before_wait flat) $(segs)" "0 2331 7 "
