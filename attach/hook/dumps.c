@@ -69,7 +69,8 @@ static void on_usr2(int sig)
 void dumps_finish(int in_signal)
 {
 	seg_header *h = hook_seg;
-	if (!h || h->state == SEG_STATE_EXITED)
+	/* A vfork child (or a raw clone) shares the parent's segment: not its to end. */
+	if (!h || h->state == SEG_STATE_EXITED || h->pid != (int64_t)getpid())
 		return;
 	hook_self_enter();
 	ring_sweep(h, NULL, 0);   /* threads still alive keep their last events staged: into the ring */

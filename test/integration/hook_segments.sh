@@ -7,6 +7,7 @@
 #     setresgid+setresuid, setregid+setreuid, setegid+seteuid) after its
 #     segment was made: the segment is handed to nobody and goes at exit;
 #  c. SIGTERM on an injected process: hook_signals.sh;
+#  e. a vfork child that leaves with _exit ends nothing of its parent's;
 #  d. SIGKILL: the next mprof-tui command (--top on a file) removes the
 #     segment when it exits, another user's too when run by root; nobody's
 #     command leaves root's; a file that is no segment of its pid stays.
@@ -64,6 +65,13 @@ for how in setuid setresuid setreuid seteuid; do
 		"0:$NOBODY:reaped 0"
 	expect_eq "b: $how: no segment is left" "$(segs)" ""
 done
+
+# e. a vfork child's _exit ends nothing of its parent's.
+rm -f /dev/shm/mprof-*
+MPROF_OUT=$TMP/v.pro LD_PRELOAD=$HOOK "$TMP/seg_life" vfork > "$TMP/v.out" 2>&1
+expect_eq "e: after a vfork child's _exit the parent's segment is there, gone at its exit" \
+	"$? $(cat "$TMP/v.out") $(segs)" "0 segment there "
+expect_eq "e: one dump, the parent's" "$(cd "$TMP" && ls v*.pro)" "v.pro"
 
 # d. SIGKILL. killed NAME [AS...]: sig_leak under the hook (as AS), killed
 # by SIGKILL once ready; pid is its pid.

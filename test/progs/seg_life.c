@@ -7,7 +7,9 @@
  *    HOW (setuid: setgid+setuid, setresuid: setresgid+setresuid,
  *    setreuid: setregid+setreuid, seteuid: setegid+seteuid), allocates
  *    again, prints "child PID EUID" and exits 0 (an nginx worker under a
- *    root master); the parent reaps it and prints "reaped". */
+ *    root master); the parent reaps it and prints "reaped".
+ *  vfork: a vfork child leaves with _exit (as posix_spawn's does when exec
+ *    fails); the parent then prints whether its segment is still there. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +82,18 @@ int main(int argc, char **argv)
 		printf("reaped %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 		return 0;
 	}
-	fprintf(stderr, "usage: seg_life fork DIR | drop UID GID HOW\n");
+	if (argc == 2 && !strcmp(argv[1], "vfork")) {
+		keep[0] = malloc(100);
+		pid_t c = vfork();
+		if (c == 0)
+			_exit(0);
+		waitpid(c, NULL, 0);
+		char p[64];
+		snprintf(p, sizeof(p), "/dev/shm/mprof-%d", (int)getpid());
+		struct stat st;
+		printf("segment %s\n", stat(p, &st) ? "gone" : "there");
+		return 0;
+	}
+	fprintf(stderr, "usage: seg_life fork DIR | drop UID GID HOW | vfork\n");
 	return 2;
 }
