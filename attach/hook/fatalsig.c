@@ -20,7 +20,6 @@
 static const int fatal_sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1,
 				  SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF };
 #define NFATAL (int)(sizeof(fatal_sigs) / sizeof(fatal_sigs[0]))
-static int armed[NFATAL];
 static int fatal_ok;      /* armed once: the wrappers below stand in */
 
 static int fatal_index(int sig)
@@ -40,9 +39,7 @@ static int fatal_install(int i)
 	sigemptyset(&sa.sa_mask);
 	sa.sa_handler = on_fatal;
 	sa.sa_flags = SA_RESETHAND;
-	int r = __sigaction(fatal_sigs[i], &sa, NULL);
-	__atomic_store_n(&armed[i], !r, __ATOMIC_RELEASE);
-	return r;
+	return __sigaction(fatal_sigs[i], &sa, NULL);
 }
 
 /* Dumps, then the default action kills the process as it would have
@@ -51,9 +48,6 @@ static int fatal_install(int i)
 static void on_fatal(int sig)
 {
 	int e = errno;
-	int i = fatal_index(sig);
-	if (i >= 0)
-		__atomic_store_n(&armed[i], 0, __ATOMIC_RELEASE);
 	dumps_finish(1);
 	struct sigaction dfl;
 	memset(&dfl, 0, sizeof(dfl));
@@ -68,21 +62,20 @@ static void on_fatal(int sig)
 	errno = e;   /* reached only when the signal is blocked or handled elsewhere */
 }
 
+/* The disposition the program sees: SIG_DFL where the hook's handler is
+ * (asked of the kernel, so a handler set by a path the hook does not see,
+ * libc's own or a raw system call, is reported as it is). */
 static int fatal_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	int i = __atomic_load_n(&fatal_ok, __ATOMIC_ACQUIRE) ? fatal_index(sig) : -1;
 	if (i < 0)
 		return __sigaction(sig, act, old);
-	int was = __atomic_load_n(&armed[i], __ATOMIC_ACQUIRE);
 	int r;
 	if (act && act->sa_handler == SIG_DFL && !(act->sa_flags & SA_SIGINFO))
 		r = __sigaction(sig, NULL, old) || fatal_install(i) ? -1 : 0;
-	else {
+	else
 		r = __sigaction(sig, act, old);
-		if (!r && act)
-			__atomic_store_n(&armed[i], 0, __ATOMIC_RELEASE);
-	}
-	if (!r && old && was) {
+	if (!r && old && !(old->sa_flags & SA_SIGINFO) && old->sa_handler == on_fatal) {
 		memset(old, 0, sizeof(*old));
 		old->sa_handler = SIG_DFL;
 		sigemptyset(&old->sa_mask);
