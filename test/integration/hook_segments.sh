@@ -5,7 +5,8 @@
 #     reaches the hook through its GOT slot);
 #  b. as root, a forked child that drops to nobody (setgid+setuid,
 #     setresgid+setresuid, setregid+setreuid, setegid+seteuid) after its
-#     segment was made: the segment is handed to nobody and goes at exit;
+#     segment was made: the segment is handed to nobody and goes at exit
+#     (preloaded, and setgid+setuid injected);
 #  c. SIGTERM on an injected process: hook_signals.sh;
 #  e. a vfork child that leaves with _exit ends nothing of its parent's;
 #  d. SIGKILL: the next mprof-tui command (--top on a file) removes the
@@ -53,6 +54,19 @@ if [ "$(uname -m)" = x86_64 ]; then
 	touch "$TMP/f/end"
 	wait $pid
 	expect_eq "a: the parent exits 0, its segment gone" "$? $(ls /dev/shm/mprof-$pid 2> /dev/null)" "0 "
+	# b, injected: the child drops to nobody first (setgid, setuid through the GOT).
+	mkdir "$TMP/g"
+	"$TMP/seg_life" fork "$TMP/g" "$NOBODY" "$NOGROUP" > "$TMP/g.out" 2>&1 &
+	pid=$!
+	wait_for "$TMP/g.out" ready
+	"$MPROF" --inject "$pid" > /dev/null 2>&1
+	touch "$TMP/g/go"
+	wait_for "$TMP/g.out" reaped
+	child=$(sed -n 's/^child //p' "$TMP/g.out")
+	expect_match "a+b: the injected process's child dropped to nobody and ran" "$child" "^[0-9]+$"
+	expect_eq "a+b: its segment is gone at its _exit" "$(ls /dev/shm/mprof-$child 2> /dev/null)" ""
+	touch "$TMP/g/end"
+	wait $pid
 else
 	ok "a: forked child of an injected process # SKIP injection is x86_64 only"
 fi

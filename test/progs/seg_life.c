@@ -1,8 +1,8 @@
 /* seg_life.c - processes whose segments must not outlive them.
- *  fork DIR: prints its pid and "ready", waits for DIR/go, forks a child
- *    that allocates, prints "child PID" and leaves with _exit(0) (as a
- *    redis BGSAVE child does), reaps it ("reaped"), waits for DIR/end and
- *    exits 0.
+ *  fork DIR [UID GID]: prints its pid and "ready", waits for DIR/go, forks
+ *    a child that allocates (drops to UID/GID with setgid+setuid when
+ *    given), prints "child PID" and leaves with _exit(0) (as a redis
+ *    BGSAVE child does), reaps it ("reaped"), waits for DIR/end and exits 0.
  *  drop UID GID HOW: forks a child that allocates, drops to UID/GID with
  *    HOW (setuid: setgid+setuid, setresuid: setresgid+setresuid,
  *    setreuid: setregid+setreuid, seteuid: setegid+seteuid), allocates
@@ -44,13 +44,15 @@ static int drop(uid_t u, gid_t g, const char *how)
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && !strcmp(argv[1], "fork")) {
+	if ((argc == 3 || argc == 5) && !strcmp(argv[1], "fork")) {
 		printf("%d\nready\n", (int)getpid());
 		fflush(stdout);
 		wait_file(argv[2], "go");
 		pid_t c = fork();
 		if (c == 0) {
 			keep[0] = malloc(100);
+			if (argc == 5 && drop((uid_t)atoi(argv[3]), (gid_t)atoi(argv[4]), "setuid"))
+				_exit(1);
 			printf("child %d\n", (int)getpid());
 			fflush(stdout);
 			_exit(0);
@@ -94,6 +96,6 @@ int main(int argc, char **argv)
 		printf("segment %s\n", stat(p, &st) ? "gone" : "there");
 		return 0;
 	}
-	fprintf(stderr, "usage: seg_life fork DIR | drop UID GID HOW | vfork\n");
+	fprintf(stderr, "usage: seg_life fork DIR [UID GID] | drop UID GID HOW | vfork\n");
 	return 2;
 }
