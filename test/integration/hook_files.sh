@@ -8,7 +8,8 @@
 #     The directory is nobody's: fs.protected_symlinks does not apply where
 #     the link's owner owns the directory, so the test needs no sysctl.
 #  b. a dump that fails says why (a full tmpfs under unshare -m): on stderr,
-#     and with stderr closed (2>&-) to syslog, read from a /dev/log socket
+#     and with stderr closed (2>&-), or closed and its number reused by the
+#     program for a file of its own, to syslog, read from a /dev/log socket
 #     the test binds in a private /dev.
 . "$(dirname "$0")/../lib.sh"
 hook_prog sig "$TOP/test/progs/sig_leak.c"
@@ -78,6 +79,7 @@ expect_eq "no temporary is left" "$(ls "$S" | grep -v '\.tmp$' | wc -l) $(ls "$S
 # namespace of the test's own, where /dev is a private tmpfs too (its null
 # and a private shm bound in) so the test can listen on /dev/log.
 cc -O1 -o "$TMP/logsink" "$TOP/test/progs/logsink.c" || { not_ok "build logsink"; exit 0; }
+cc -O1 -o "$TMP/fd2" "$TOP/test/progs/fd2_reuse.c" || { not_ok "build fd2_reuse"; exit 0; }
 if ! unshare -m true 2> /dev/null; then
 	ok "failed dumps say why # SKIP unshare -m does not work here"
 	exit 0
@@ -97,6 +99,12 @@ while ! grep -q ready "$TMP/log.out" 2> /dev/null && [ \$i -lt 200 ]; do sleep 0
 MPROF_OUT=$TMP/full/d.pro LD_PRELOAD=$HOOK /bin/true 2>&-
 echo \$? > "$TMP/closed.st"
 wait
+"$TMP/logsink" /dev/log > "$TMP/log2.out" &
+i=0
+while ! grep -q ready "$TMP/log2.out" 2> /dev/null && [ \$i -lt 200 ]; do sleep 0.05; i=\$((i + 1)); done
+MPROF_OUT=$TMP/full/d.pro LD_PRELOAD=$HOOK "$TMP/fd2" "$TMP/own.txt" 2> "$TMP/reuse.err"
+echo \$? > "$TMP/reuse.st"
+wait
 NSEOF
 unshare -m sh "$TMP/ns.sh"
 expect_eq "full disk: the namespace was set up" "$?" 0
@@ -105,4 +113,8 @@ expect_eq "full disk: stderr says the file and why" "$(cat "$TMP/full.err")" \
 	"mprof: cannot write $TMP/full/d.pro: No space left on device"
 expect_eq "stderr closed: the program's exit status is its own" "$(cat "$TMP/closed.st")" 0
 expect_match "stderr closed: the line goes to syslog (LOG_USER|LOG_ERR) on /dev/log" "$(sed -n 2p "$TMP/log.out")" \
+	"^<11>libmprof\\[[0-9]+\\]: cannot write $TMP/full/d\\.pro: No space left on device\$"
+expect_eq "stderr reused by the program: its file holds only its own line" "$(cat "$TMP/reuse.st") $(cat "$TMP/own.txt")" "0 mine"
+expect_eq "stderr reused: nothing on the stderr it started with" "$(cat "$TMP/reuse.err")" ""
+expect_match "stderr reused: the line goes to syslog" "$(sed -n 2p "$TMP/log2.out")" \
 	"^<11>libmprof\\[[0-9]+\\]: cannot write $TMP/full/d\\.pro: No space left on device\$"
