@@ -1,6 +1,7 @@
 /* listing.c - attachable processes, from the segments in /dev/shm. */
 #include "attach/listing.h"
 #include "attach/follow.h"
+#include "attach/launch.h"
 #include "attach/procfs.h"
 #include "attach/segment_read.h"
 #include "core/view.h"
@@ -163,13 +164,13 @@ struct run_ctx {
 static int run_one(listing_entry *e, void *ctx)
 {
 	struct run_ctx *r = ctx;
-	if (!e->alive) {
+	if (!e->alive) {   /* root removes another user's too; others get EPERM (sticky /dev/shm) */
 		listing_entry_close(e);
-		if (e->mine && !unlink(e->path))
+		if (!unlink(e->path))
 			fprintf(r->note, "mprof-tui: removed %s: process %d %s\n", e->path, e->pid, e->why);
 		else
 			fprintf(r->note, "mprof-tui: %s: process %d %s (not removed: %s)\n", e->path, e->pid, e->why,
-				e->mine ? strerror(errno) : "another user's");
+				e->mine || errno != EPERM ? strerror(errno) : "another user's");
 		return 0;
 	}
 	if (!e->mine) {
@@ -202,4 +203,12 @@ int listing_run(FILE *out, FILE *note, const char *dir, const char *lib)
 	else
 		fprintf(note, "mprof-tui: attach with mprof-tui --attach PID\n");
 	return r.shown;
+}
+
+int listing_main(void)
+{
+	char lib[4096];
+	prof_error err;
+	int have = launch_find_lib(lib, sizeof(lib), &err) == 0;
+	return listing_run(stdout, stderr, "/dev/shm", have ? lib : NULL) < 0 ? 2 : 0;
 }

@@ -6,6 +6,7 @@
 #include "core/pro_native.h"
 #include "core/wbuf.h"
 
+#include <errno.h>
 #include <string.h>
 
 static void section(wbuf *w, uint32_t tag, uint64_t len)
@@ -114,6 +115,7 @@ int pro_native_write(const prof *p, int fd, prof_error *err)
 	int e = wbuf_close(w);
 	if (e) {
 		prof_errorf(err, "write failed: %s", strerror(e));
+		errno = e;   /* for callers that say it themselves (the hook's dumps) */
 		return -1;
 	}
 	return 0;

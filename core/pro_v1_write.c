@@ -6,6 +6,7 @@
 #include "core/v1name.h"
 #include "core/wbuf.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -73,6 +74,7 @@ int pro_v1_write(const prof *p, int fd, prof_error *err)
 	int e = wbuf_close(w);
 	if (e) {
 		prof_errorf(err, "write failed: %s", strerror(e));
+		errno = e;   /* for callers that say it themselves (the hook's dumps) */
 		return -1;
 	}
 	return 0;

@@ -1,8 +1,10 @@
-/* savefile.c - write to PATH.tmp, rename over PATH on success. */
+/* savefile.c - write to a temporary of its own beside PATH, rename it over
+ * PATH on success (core/atomicfile.h: no symlink followed, nothing
+ * truncated). */
 #include "core/savefile.h"
+#include "core/atomicfile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -10,14 +12,10 @@
 static int save(const char *path, savefile_fd_fn fd_fn, savefile_file_fn file_fn, void *ctx,
 		prof_error *err)
 {
-	char tmp[4096];
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
-		prof_errorf(err, "%s: path too long", path);
-		return -1;
-	}
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	char tmp[4096 + ATOMICFILE_SUFFIX];
+	int fd = atomicfile_open(path, tmp, sizeof(tmp), 0644);
 	if (fd < 0) {
-		prof_errorf(err, "%s: %s", tmp, strerror(errno));
+		prof_errorf(err, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	prof_error werr = { { 0 } };
@@ -40,14 +38,14 @@ static int save(const char *path, savefile_fd_fn fd_fn, savefile_file_fn file_fn
 	}
 	if (r && !werr.msg[0])
 		snprintf(werr.msg, sizeof(werr.msg), "write failed: %s", strerror(errno ? errno : EIO));
-	if (!r && rename(tmp, path) < 0) {
+	if (r)
+		unlink(tmp);
+	else if (atomicfile_commit(tmp, path) < 0) {
 		r = -1;
 		snprintf(werr.msg, sizeof(werr.msg), "%s", strerror(errno));
 	}
-	if (r) {
-		unlink(tmp);
+	if (r)
 		prof_errorf(err, "%s: %s", path, werr.msg);
-	}
 	return r;
 }
 

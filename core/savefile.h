@@ -1,5 +1,6 @@
-/* savefile.h - replacing a file atomically: the writer fills PATH.tmp,
- * which is renamed over PATH only when every byte was written. */
+/* savefile.h - replacing a file atomically: the writer fills a new
+ * temporary beside PATH (core/atomicfile.h), which is renamed over PATH
+ * only when every byte was written. */
 #ifndef MPROF_SAVEFILE_H
 #define MPROF_SAVEFILE_H
 

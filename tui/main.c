@@ -839,6 +839,7 @@ int main(int argc, char **argv)
 		}
 		return serve_main(c.serve_addr, &c.so);
 	}
+	atexit(listing_sweep_shm);   /* segments of processes gone since (SIGKILL) */
 	if (c.window_s > 0)
 		return main_window(&c, argc, argv);
 	if (c.sample_rate) {
@@ -856,12 +857,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mprof-tui: --attach PID or -- COMMAND, not both\n");
 		return EXIT_BAD;
 	}
-	if (c.attach && optind == argc) {   /* no pid: the list */
-		char lib[4096];
-		prof_error err;
-		int have = launch_find_lib(lib, sizeof(lib), &err) == 0;
-		return listing_run(stdout, stderr, "/dev/shm", have ? lib : NULL) < 0 ? EXIT_BAD : 0;
-	}
+	if (c.attach && optind == argc)   /* no pid: the list */
+		return listing_main();
 	if (c.faults)
 		return main_faults(&c, argc, argv, dashdash);
 	if (c.attach && c.info && optind == argc - 1)

@@ -3,10 +3,11 @@
  * writers only read it), so a dump never calls malloc and can run from a
  * signal handler while other threads keep allocating. */
 #include "attach/hook/hook.h"
+#include "core/atomicfile.h"
 #include "core/load.h"
 #include "core/u64map.h"
 
-#include <fcntl.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -164,29 +165,32 @@ static void name_frames(seg_header *h, prof *p, size_t strcap)
 int dump_write(seg_header *h, const char *path, int v1)
 {
 	if (!h)
-		return -1;
+		return EINVAL;
 	prof p;
 	memset(&p, 0, sizeof(p));
 	dump_mem dm = { .k = 0 };
-	int rc = -1;
-	char tmp[4096];
+	int rc = ENOMEM;
+	char tmp[4096 + ATOMICFILE_SUFFIX];
 	if (build(h, &p, &dm))
 		goto out;
 	name_frames(h, &p, dm.n[7]);
-	int n = snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (n <= 0 || (size_t)n >= sizeof(tmp))
-		goto out;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		goto out;
-	prof_error err;
-	int w = v1 ? pro_v1_write(&p, fd, &err) : pro_native_write(&p, fd, &err);
-	if (close(fd) || w || rename(tmp, path)) {
-		unlink(tmp);
+	int fd = atomicfile_open(path, tmp, sizeof(tmp), 0644);
+	if (fd < 0) {
+		rc = errno;
 		goto out;
 	}
-	__atomic_fetch_add(&h->dumps, 1, __ATOMIC_RELAXED);
-	rc = 0;
+	prof_error err;
+	errno = 0;
+	int w = v1 ? pro_v1_write(&p, fd, &err) : pro_native_write(&p, fd, &err);
+	rc = w ? (errno ? errno : EIO) : 0;
+	if (close(fd) && !rc)
+		rc = errno;
+	if (rc)
+		unlink(tmp);
+	else if (atomicfile_commit(tmp, path))
+		rc = errno;
+	if (!rc)
+		__atomic_fetch_add(&h->dumps, 1, __ATOMIC_RELAXED);
 out:
 	dm_free(&dm);
 	return rc;

@@ -62,6 +62,9 @@ static void *target_of(const char *name)
 	for (const hook_fn *e = hook_ext_fns; e->name; e++)
 		if (e->got && e->real && !strcmp(e->name, name))
 			return e->wrapper;
+	for (const hook_fn *e = hook_proc_fns; e->name; e++)   /* kept at detach: not in target_of_ptr */
+		if (e->got && e->real && !strcmp(e->name, name))
+			return e->wrapper;
 	return NULL;
 }
 

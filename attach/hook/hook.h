@@ -196,8 +196,10 @@ seg_header *hook_seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, uin
 /* A forked child's own segment holding what the parent recorded (the
  * parent's lanes folded into the shared one), running; NULL after saying why. */
 seg_header *hook_seg_clone(seg_header *old, uint32_t max_depth, size_t page_size, uint64_t *seg_size);
-/* "mprof: a b c" on stderr, one write. */
+/* say.c: "mprof: a b c" on stderr, one write; to syslog (/dev/log) when
+ * stderr is closed or no longer the file it was at say_init (start). */
 void hook_say(const char *a, const char *b, const char *c);
+void say_init(void);
 /* The environment's number name in [lo, hi], else def (said when out of range). */
 uint64_t hook_env_num(const char *name, uint64_t def, uint64_t lo, uint64_t hi);
 
@@ -221,10 +223,10 @@ void dumpname_path(char *dst, size_t cap, const char *pattern, int other, unsign
 /* Blanks libmprof out of LD_PRELOAD (MPROF_FOLLOW=0). */
 void dumpname_unfollow(void);
 
-/* dumps.c: when dumps are written (exit, SIGUSR2, a fatal SIGTERM/SIGINT).
+/* dumps.c: when dumps are written (exit, SIGUSR2, a fatal signal).
  * dumps_init reads MPROF_OUT, MPROF_FORMAT, MPROF_FORKS, MPROF_FOLLOW;
- * dumps_arm installs the handlers once the segment exists (late: injected,
- * SIGUSR2 only); dumps_forked: this is a forked child now. */
+ * dumps_arm installs the handlers once the segment exists (late: injected);
+ * dumps_forked: this is a forked child now. */
 void dumps_init(void);
 void dumps_arm(int late);
 void dumps_forked(void);
@@ -237,8 +239,9 @@ int hook_loaded_late(void);
 void hook_self_enter(void);
 void hook_self_leave(int run_deferred);
 
-/* dump.c: writes a profile of h to path in the format (0 native, 1 v1);
- * 0 or -1.  Allocation-free: works from a signal handler. */
+/* dump.c: writes a profile of h to path in the format (0 native, 1 v1)
+ * through a new temporary renamed over path (core/atomicfile.h); 0, or the
+ * errno of what failed.  Allocation-free: works from a signal handler. */
 int dump_write(seg_header *h, const char *path, int v1);
 
 /* elfsym.c: names of pcs in a module "path(sym+0xoff) [0xaddr]"; see there. */
@@ -487,5 +490,22 @@ uint64_t procmaps_gap(uint64_t lo, uint64_t hi, uint64_t size, uint64_t reach, u
 int allocators_start(seg_header *h);
 int allocators_restore(void);
 int allocators_repatch(void);
+
+/* dumps_finish: the last dump and the segment's removal, once (exit,
+ * _exit, a fatal signal: in_signal). */
+void dumps_finish(int in_signal);
+/* fatalsig.c: stands in for the default action of the fatal signals the
+ * program leaves at it (dumps_finish, then dies of the signal). */
+void fatalsig_arm(int late);
+struct sigaction;
+extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+/* procfns.c: the process calls wrapped beside the allocator (exit, set*id,
+ * signal dispositions), for got.c to patch when injected; procfns_seg_made
+ * notes the segment file just made (fd), the one set*id hands over. */
+extern hook_fn hook_proc_fns[];
+void procfns_seg_made(int fd);
+/* A hidden alias of an exported wrapper: inside the hook the exported name
+ * may resolve to another library's definition. */
+#define HOOK_GOT_ALIAS(fn) extern __typeof(fn) got_##fn __attribute__((alias(#fn), copy(fn), visibility("hidden")));
 
 #endif

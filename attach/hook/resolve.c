@@ -123,6 +123,8 @@ int hook_fn_resolve_all(void)
 		hook_fn_resolve(e);
 		got |= e->got && e->real;
 	}
+	for (hook_fn *e = hook_proc_fns; e->name; e++)   /* not allocators: no bearing on got */
+		hook_fn_resolve(e);
 	return got;
 }
 

@@ -1,6 +1,6 @@
 /* segment_create.c - the hook's shared-memory segment (attach/segment.h),
  * made at start and again in a forked child, and the start-up's plumbing:
- * one-line messages on stderr, numeric settings from the environment. */
+ * numeric settings from the environment. */
 #include "attach/hook/hook.h"
 
 #include <errno.h>
@@ -13,14 +13,6 @@
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
-
-void hook_say(const char *a, const char *b, const char *c)
-{
-	char buf[512];
-	int n = snprintf(buf, sizeof(buf), "mprof: %s%s%s\n", a, b, c);
-	if (n > 0 && write(2, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1) < 0)
-		return;
-}
 
 uint64_t hook_env_num(const char *name, uint64_t def, uint64_t lo, uint64_t hi)
 {
@@ -101,6 +93,7 @@ seg_header *hook_seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, uin
 		hook_say("cannot create ", path, ": not recording");
 		return NULL;
 	}
+	procfns_seg_made(fd);
 	struct statvfs vfs;
 	if (fchmod(fd, 0600) || ftruncate(fd, (off_t)total) ||
 	    (!fstatvfs(fd, &vfs) && (uint64_t)vfs.f_bavail * vfs.f_frsize < total)) {

@@ -66,7 +66,7 @@ expect_match "--help lists --top" "$OUT" "--top=flat\\|cum"
 for kind in folded pprof native skynet; do
 	run_status "$MPROF" --no-symbols --export=$kind -o "$TMP/no/such/dir/out" "$DATA/test_mem.pro"
 	expect_eq "export $kind to a missing directory: exit 1" "$STATUS" 1
-	expect_eq "export $kind: the reason, naming the file" "$ERR" "mprof-tui: $TMP/no/such/dir/out.tmp: No such file or directory"
+	expect_eq "export $kind: the reason, naming the file" "$ERR" "mprof-tui: $TMP/no/such/dir/out: No such file or directory"
 done
 run_status "$MPROF" --no-symbols --flamegraph="$TMP/no/dir/f.svg" "$DATA/test_mem.pro"
 expect_eq "flame graph to a missing directory: exit 1" "$STATUS" 1

@@ -107,7 +107,7 @@ run_status $M --export=pprof "$D/test_mem.pro"
 expect_eq "export: no -o is exit 2" "$STATUS:$ERR" "2:mprof-tui: --export needs -o FILE"
 run_status $M --export=pprof -o "$TMP/no/such/dir/x" "$D/test_mem.pro"
 expect_eq "export: unwritable path is exit 1" "$STATUS" 1
-expect_match "export: unwritable path names it" "$ERR" "^mprof-tui: $TMP/no/such/dir/x\\.tmp: No such file"
+expect_match "export: unwritable path names it" "$ERR" "^mprof-tui: $TMP/no/such/dir/x: No such file"
 
 # ---- go tool pprof on our export -------------------------------------
 GO=$(command -v go || ls /usr/lib/go-*/bin/go 2>/dev/null | head -1)

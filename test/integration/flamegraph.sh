@@ -102,4 +102,4 @@ if command -v node > /dev/null; then
 fi
 run_status $M --flamegraph="$TMP/no/dir/x.svg" "$DATA/test_mem.pro"
 expect_eq "flamegraph: unwritable path is exit 1" "$STATUS" 1
-expect_match "flamegraph: and names it" "$ERR" "^mprof-tui: $TMP/no/dir/x\\.svg\\.tmp: No such file"
+expect_match "flamegraph: and names it" "$ERR" "^mprof-tui: $TMP/no/dir/x\\.svg: No such file"

@@ -1,8 +1,10 @@
 #!/bin/sh
-# hook_signals.sh - a hooked program killed by SIGTERM or SIGINT (left at
-# their default action) writes its MPROF_OUT dump, removes its segment and
-# still dies of that signal; the program sees SIG_DFL where it asks, and
-# its own handlers run as without the hook (Python's KeyboardInterrupt).
+# hook_signals.sh - a hooked program killed by a signal left at its
+# default action (SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGUSR1, ...) writes
+# its MPROF_OUT dump, removes its segment and still dies of that signal,
+# preloaded or injected (mprof-tui --inject); the program sees SIG_DFL
+# where it asks, and its own handlers run as without the hook (Python's
+# KeyboardInterrupt).
 . "$(dirname "$0")/../lib.sh"
 HOOK=$TOP/libmprof.so
 cc -g -O1 -fno-omit-frame-pointer -o "$TMP/sig" "$TOP/test/progs/sig_leak.c" || { not_ok "build sig_leak"; exit 0; }
@@ -17,6 +19,7 @@ wait_ready() {
 launch() {
 	o=$1
 	shift
+	rm -f "$o" "$o.err"   # the job truncates it only once it runs: an old "ready" must not count
 	"$@" > "$o" 2> "$o.err" &
 	pid=$!
 	wait_ready "$o"
@@ -45,6 +48,9 @@ killed() {
 }
 killed TERM 143
 killed INT 130
+killed HUP 129
+killed PIPE 141
+killed USR1 138
 
 # Without MPROF_OUT: no dump, the segment still goes.
 launch "$TMP/n.out" env LD_PRELOAD="$HOOK" env --default-signal=TERM "$TMP/sig"
@@ -59,6 +65,10 @@ finish TERM
 expect_eq "the program sees SIG_DFL (sigaction and signal)" "$(head -1 "$TMP/ask.out")" "sigaction default default, signal default"
 expect_file_eq "what it sees is what it sees without the hook" "$TMP/ask.out" "$TMP/plain.out"
 expect_eq "signal(SIGTERM, SIG_DFL) keeps the dump on SIGTERM" "$st" 143
+
+# A handler set by a path the hook does not wrap is reported as it is.
+expect_eq "a handler set through sysv_signal is what sigaction reports" \
+	"$(LD_PRELOAD="$HOOK" env --default-signal=TERM "$TMP/sig" sysv)" "sysv_signal, then sigaction: handler"
 
 # Its own handler runs instead (exit 3), and the exit dumps as usual.
 rm -f "$TMP/o.pro"
@@ -77,6 +87,27 @@ kill -KILL "$pid"
 wait "$pid" 2> /dev/null
 rm -f "/dev/shm/mprof-$pid"
 expect_eq "an ignored SIGTERM stays ignored" "$alive" yes
+
+# Injected: the same, the dump as the program's environment asks; a
+# handler the program had is left alone, and its _exit removes the segment.
+if [ "$(uname -m)" = x86_64 ]; then
+	rm -f "$TMP/inj.pro"
+	launch "$TMP/inj.out" env MPROF_OUT="$TMP/inj.pro" env --default-signal=TERM "$TMP/sig"
+	run_status "$MPROF" --inject "$pid"
+	seg=no
+	[ -e "/dev/shm/mprof-$pid" ] && seg=yes
+	finish TERM
+	expect_eq "injected, SIGTERM: injected, the segment existed" "$STATUS $seg" "0 yes"
+	expect_eq "injected, SIGTERM: dies of it (143), segment gone" "$st $(ls "/dev/shm/mprof-$pid" 2> /dev/null)" "143 "
+	run_status "$MPROF" --top=flat "$TMP/inj.pro"
+	expect_eq "injected, SIGTERM: the dump was written" "$STATUS" 0
+	launch "$TMP/injown.out" env --default-signal=TERM "$TMP/sig" own
+	"$MPROF" --inject "$pid" > /dev/null 2>&1
+	finish TERM
+	expect_eq "injected: the program's own SIGTERM handler runs" "$st $(ls "/dev/shm/mprof-$pid" 2> /dev/null)" "3 "
+else
+	ok "injected, SIGTERM # SKIP injection is x86_64 only"
+fi
 
 # Python installs its KeyboardInterrupt handler only over SIG_DFL.
 PY=/usr/bin/python3

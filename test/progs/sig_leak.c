@@ -1,7 +1,10 @@
 /* sig_leak.c - leaks 7 blocks of 333 bytes from leak_before_wait, says
  * "ready" and waits to be signalled.  With an argument it first reports the
  * dispositions it sees for SIGTERM and SIGINT (sigaction, then signal), and
- * with "own" installs its own SIGTERM handler, which exits 3. */
+ * with "own" installs its own SIGTERM handler, which exits 3; with "sysv"
+ * it installs that handler through sysv_signal (a path the hook does not
+ * wrap) and says what sigaction reports then, and exits. */
+#define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +35,13 @@ static void own(int sig)
 int main(int argc, char **argv)
 {
 	leak_before_wait();
+	if (argc > 1 && !strcmp(argv[1], "sysv")) {
+		sysv_signal(SIGTERM, own);
+		struct sigaction a;
+		sigaction(SIGTERM, NULL, &a);
+		printf("sysv_signal, then sigaction: %s\n", disp(a.sa_handler));
+		return 0;
+	}
 	if (argc > 1) {
 		struct sigaction a, b;
 		sigaction(SIGTERM, NULL, &a);
