@@ -142,7 +142,16 @@ typedef struct rec_gap {
 typedef struct rec_end {
 	uint64_t events;           /* events since the recording began */
 	uint64_t time_ns;          /* when the file was closed (the process exited, or rotation) */
+	uint64_t how;              /* version 5: enum rec_end_how (absent before: len 16) */
 } rec_end;
+
+/* Why a file was closed: said by a recorder outside the process, which
+ * outlives it (mprof-tui --record --attach). */
+enum rec_end_how {
+	REC_HOW_CLOSED = 0,        /* the process exited, or a rotation */
+	REC_HOW_STOPPED = 1,       /* the recorder was stopped (Ctrl-C) */
+	REC_HOW_KILLED = 2,        /* the process ended without exiting: killed (SIGKILL, the OOM killer) */
+};
 
 /* An event's weight in a sampled recording: 1/p objects and size/p
  * bytes, dithered by the position of the allocation it stands for (a

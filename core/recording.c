@@ -313,10 +313,14 @@ static int parse_chunk(parse_ctx *x, const rec_chunk *c, const uint8_t *p, size_
 		break;
 	}
 	case REC_C_END: {   /* the heap stayed as it was until the file was closed */
-		rec_end e;
+		rec_end e = { 0 };
 		f->closed = 1;
-		if (c->len >= sizeof(e) && f->nck) {
-			memcpy(&e, p, sizeof(e));
+		if (c->len >= 24) {
+			memcpy(&e, p, 24);
+			f->end_how = (uint32_t)e.how;
+		}
+		if (c->len >= 16 && f->nck) {
+			memcpy(&e, p, 16);
 			if (e.time_ns > s->tmax && e.time_ns - s->tmax < 86400ull * 1000000000 && !bucket(f, e.time_ns, s))
 				BAD("%s: out of memory", f->path);
 			if (e.time_ns > f->t_end)

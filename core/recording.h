@@ -81,7 +81,7 @@ void rec_close(recording *r);
  * its writer gave up (rec_end_reason: why, as it noted it: "...: write:
  * No space left on device"); or open: the process ended without closing
  * it (killed: SIGKILL, the OOM killer), or it is still being written. */
-enum { REC_END_CLOSED, REC_END_STOPPED, REC_END_OPEN };
+enum { REC_END_CLOSED, REC_END_STOPPED, REC_END_OPEN, REC_END_KILLED /* seen by a recorder outside */ };
 int rec_end_how(const recording *r);
 const char *rec_end_reason(const recording *r);
 /* One line: where it ends and why ("ends at 2.981 s, cut short: ...");

@@ -40,6 +40,7 @@ typedef struct rec_file {
 	uint64_t first_ev, nev, t0, t1;
 	uint64_t t_end;            /* when the file was closed (END), 0 if it was not */
 	int closed;                /* it has an END chunk: closed in order */
+	uint32_t end_how;          /* what the END says (enum rec_end_how) */
 	rec_chref *ch;
 	size_t nch, capch;
 	rec_ck *ck;

@@ -209,6 +209,7 @@ static int file_close(rec_writer *w)
 	e->events = w->events;
 	int64_t now = recw_now(w);   /* the heap stayed as it was until now */
 	e->time_ns = (uint64_t)now > w->tmax ? (uint64_t)now : w->tmax;
+	e->how = w->end_how;
 	if (recf_push(w, 1))
 		return -1;
 	close(w->fd);

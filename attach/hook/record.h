@@ -190,6 +190,7 @@ typedef struct rec_writer {
 	uint64_t events, lost, lost_said, tmax;
 	uint64_t waits_seen, wait_ns_seen, lost_seen;
 	rec_file_header fh;
+	uint32_t end_how;          /* what the last END says (enum rec_end_how): set before recw_close */
 	char err[256];             /* why it stopped */
 } rec_writer;
 

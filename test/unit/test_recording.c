@@ -143,6 +143,8 @@ static recording *open_buf(const buf *f, prof_error *err)
 	return rec_open(dir, 1, err);
 }
 
+static uint64_t valid_how;   /* what valid()'s END says (enum rec_end_how) */
+
 /* A run of two chunks: 3 allocations (100, 200, 300 bytes), the 200 freed
  * within its chunk; then the 100 freed from the next chunk. */
 static void valid(buf *f)
@@ -160,7 +162,7 @@ static void valid(buf *f)
 	raw.n = s.n = 0;
 	ev_free_far(&s, 0, 100, 4);   /* event 4 frees event 0 */
 	put_events(&raw, &s, 1);
-	rec_end e = { 5, 2000000 };
+	rec_end e = { 5, 2000000, valid_how };
 	put_chunk(&raw, REC_C_END, &e, sizeof(e));
 	put_zstd(f, &raw);
 }
@@ -348,7 +350,7 @@ static void test_run(void **state)
 	ev_alloc(&s, 0, 300, 500);
 	put_events(&raw, &s, 2);
 	ev_flags = 0;
-	rec_end e = { 4, 3000000 };
+	rec_end e = { 4, 3000000, 0 };
 	put_chunk(&raw, REC_C_END, &e, sizeof(e));
 	put_zstd(&f, &raw);
 	recording *r = open_buf(&f, &err);
@@ -374,7 +376,8 @@ static void test_run(void **state)
 	expect_refused(&f, "an event chunk continues none");
 }
 
-/* A writer that gave up notes why in the header: the reader says it. */
+/* A writer that gave up notes why in the header, and a recorder outside
+ * says in the END that the process was killed: the reader says each. */
 static void test_stopped_note(void **state)
 {
 	(void)state;
@@ -384,6 +387,13 @@ static void test_stopped_note(void **state)
 	recording *r = open_buf(&f, &err);
 	assert_non_null(r);
 	assert_int_equal(rec_end_how(r), REC_END_CLOSED);
+	rec_close(r);
+	valid_how = REC_HOW_KILLED;   /* a recorder outside saw the process end without exiting */
+	valid(&f);
+	valid_how = REC_HOW_CLOSED;
+	r = open_buf(&f, &err);
+	assert_non_null(r);
+	assert_int_equal(rec_end_how(r), REC_END_KILLED);
 	rec_close(r);
 	stream_file(&f, 3);
 	const char *why = "d/mprof-4242.000001.rec: offset 9000: write: No space left on device";
@@ -449,7 +459,7 @@ static void test_age_deltas(void **state)
 	ev_free_back(&s, 3);   /* event 10 frees event 7 (80 B) */
 	ev_free_back(&s, 7);   /* event 11 frees event 4 (50 B) */
 	put_events(&raw, &s, 12);
-	rec_end e = { 12, 2000000 };
+	rec_end e = { 12, 2000000, 0 };
 	put_chunk(&raw, REC_C_END, &e, sizeof(e));
 	put_zstd(&f, &raw);
 	prof_error err = { 0 };
