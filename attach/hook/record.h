@@ -1,10 +1,12 @@
 /* record.h - the recording writer: drains a segment's event ring into
  * rotating files (core/recfmt.h) with the stacks and modules they need,
- * events encoded compactly and compressed with zstd on the writer's thread.
+ * events encoded compactly (record.c) and compressed with zstd on the
+ * writer's thread into the files, each poll's events reaching the file
+ * before the next poll (record_file.c: what a SIGKILL leaves).
  * Allocation-free (mmap'd buffers, zstd given mmap'd memory, plain
- * syscalls): the hook runs it on a
- * thread of its own (record_hook.c), mprof-tui --record from outside
- * (record_attach.c). One writer per segment. */
+ * syscalls): the hook runs it on a thread of its own (record_hook.c),
+ * mprof-tui --record from outside (record_attach.c). One writer per
+ * segment. */
 #ifndef MPROF_RECORD_H
 #define MPROF_RECORD_H
 
