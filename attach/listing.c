@@ -17,37 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* When the process started (unix ns), from /proc: btime + starttime; -1. */
-static int64_t proc_start_ns(int pid)
-{
-	char buf[1024];
-	const char *p = proc_stat_fields(pid, buf, sizeof(buf));
-	if (!p)
-		return -1;
-	/* Field 3 is the state, where p starts; starttime is field 22. */
-	unsigned long long start = 0;
-	for (int field = 3; field < 22 && p; field++) {
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	if (!p || sscanf(p, "%llu", &start) != 1)
-		return -1;
-	FILE *fp = fopen("/proc/stat", "re");
-	if (!fp)
-		return -1;
-	long long btime = -1;
-	char line[256];
-	while (fgets(line, sizeof(line), fp))
-		if (sscanf(line, "btime %lld", &btime) == 1)
-			break;
-	fclose(fp);
-	long hz = sysconf(_SC_CLK_TCK);
-	if (btime < 0 || hz <= 0)
-		return -1;
-	return btime * 1000000000LL + (int64_t)(start * 1000000000ULL / (unsigned long long)hz);
-}
-
 static int64_t listing_inuse(const listing_entry *e)
 {
 	const seg_map *m = &e->m;

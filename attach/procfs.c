@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 const char *proc_stat_fields(int pid, char *buf, size_t len)
 {
@@ -39,6 +40,44 @@ int proc_gone_within(int pid, int ms)
 		nanosleep(&ts, NULL);
 	}
 	return 1;
+}
+
+int64_t proc_start_ns(int pid)
+{
+	char buf[1024];
+	const char *p = proc_stat_fields(pid, buf, sizeof(buf));
+	if (!p)
+		return -1;
+	/* Field 3 is the state, where p starts; starttime is field 22. */
+	unsigned long long start = 0;
+	for (int field = 3; field < 22 && p; field++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (!p || sscanf(p, "%llu", &start) != 1)
+		return -1;
+	FILE *fp = fopen("/proc/stat", "re");
+	if (!fp)
+		return -1;
+	long long btime = -1;
+	char line[256];
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "btime %lld", &btime) == 1)
+			break;
+	fclose(fp);
+	long hz = sysconf(_SC_CLK_TCK);
+	if (btime < 0 || hz <= 0)
+		return -1;
+	return btime * 1000000000LL + (int64_t)(start * 1000000000ULL / (unsigned long long)hz);
+}
+
+int proc_runs_since(int pid, int64_t start_ns)
+{
+	if (pid <= 0 || proc_gone(pid))
+		return 0;
+	int64_t ps = proc_start_ns(pid);
+	return ps < 0 || ps <= start_ns + 1000000000LL;   /* btime is whole seconds */
 }
 
 int proc_has_hook(int pid)

@@ -4,6 +4,7 @@
 #define MPROF_PROCFS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* /proc/PID/stat read into buf; returns its fields after the command
  * (from the state on: "S 1 ..."), or NULL when unreadable. */
@@ -13,6 +14,11 @@ int proc_gone(int pid);
 /* 1 when pid is gone or goes within ms: a process in the middle of its
  * exit has lost its memory and threads before it is a zombie. */
 int proc_gone_within(int pid, int ms);
+/* When pid started (unix ns), from /proc: btime + starttime; -1. */
+int64_t proc_start_ns(int pid);
+/* 1 when pid runs and is the process that started at start_ns (unix ns),
+ * not a later one given its pid. */
+int proc_runs_since(int pid, int64_t start_ns);
 /* 1 when pid maps libmprof.so, 0 when it does not (a process that ran a
  * new program after the hook was injected keeps its pid and its segment,
  * but no hook), -1 when its maps cannot be read. */

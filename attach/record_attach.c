@@ -4,6 +4,7 @@
 #include "attach/record_attach.h"
 #include "attach/follow.h"
 #include "attach/hook/record.h"
+#include "attach/procfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -93,6 +94,13 @@ int record_attach(int pid, const char *dir, const char *lib, FILE *msg)
 		}
 	}
 	uint64_t waits = hw->rec_waits, wait_ns = hw->rec_wait_ns;
+	/* The recording says why it ends: stopped here, or the process gone
+	 * without its hook's exit marking the segment (killed: SIGKILL, the OOM
+	 * killer; what its threads still held is lost with it). */
+	if (stop_sig)
+		w->end_how = REC_HOW_STOPPED;
+	else if (!rc && __atomic_load_n(&f.m.h->state, __ATOMIC_ACQUIRE) != SEG_STATE_EXITED && proc_gone(pid))
+		w->end_how = REC_HOW_KILLED;
 	recw_close(w);
 	fprintf(msg, "mprof-tui: recorded %llu events of pid %d in %u file(s) in %s; producer waited %llu times "
 		"(%.3f s); %llu events lost\n", (unsigned long long)w->events, pid, w->seq, w->dir,

@@ -11,8 +11,17 @@
  * so each file parses on its own when older ones were rotated away. A file
  * cut short (the process was killed) ends at its last whole chunk.
  *
- * Events are a byte stream per EVENTS chunk, decodable on its own (the
- * running state starts at zero in each): per event a varint tag
+ * From version 5 a ZSTD chunk is written as a stream: its header first,
+ * with len UINT32_MAX and raw_len 0 (its frame has no content size), then
+ * its frame in whole zstd blocks as the writer polls (ZSTD_e_flush), and
+ * len and raw_len last, when the frame ends.  A frame that never ended
+ * (the process was killed, the disk was full) is read as far as its whole
+ * blocks and whole inner chunks go.  The header's `stopped` says why a
+ * writer gave up on the file (empty if it did not).
+ *
+ * Events are a byte stream per run of EVENTS chunks (one chunk, and those
+ * that continue it: REC_EV_CONT), decodable on its own (the running state
+ * starts at zero in each run): per event a varint tag
  * (x << 3 | time_changed << 2 | tid_changed << 1 | is_free), then the
  * time delta in microseconds (zigzag varint) if time_changed, the thread id
  * (varint) if tid_changed, then
@@ -36,10 +45,12 @@
 #include "core/varint.h"
 
 #define REC_MAGIC "MPROFREC"
-#define REC_VERSION 4
+#define REC_VERSION 5
 #define REC_VERSION_MIN 2   /* version 2: sampled weights rounded to nearest (rec_weight_at) */
 #define REC_VERSION_DITHER 3   /* from this version on, sampled weights are dithered */
 #define REC_VERSION_AGE_DELTA 4   /* from this version on, a free in its chunk says its age as a delta */
+#define REC_VERSION_STREAM 5   /* from this version on, frames are streamed and the header has `stopped` */
+#define REC_HEADER_V4_SIZE 560   /* the header before `stopped` */
 #define REC_ZSTD_MAX (64u << 20)   /* an inner run decompresses to at most this */
 #define REC_NAME_FMT "mprof-%d.%06u.rec"
 
@@ -53,13 +64,15 @@ typedef struct rec_file_header {
 	int64_t start_time_ns;     /* CLOCK_REALTIME when the process started */
 	uint64_t sample_rate;      /* MPROF_SAMPLE bytes; 0: every allocation */
 	char cmdline[512];         /* NUL-terminated */
+	char stopped[256];         /* version 5: why the writer stopped writing this file ("": it did not) */
 } rec_file_header;
+_Static_assert(__builtin_offsetof(rec_file_header, stopped) == REC_HEADER_V4_SIZE, "rec_file_header is a file layout");
 
 enum rec_chunk_type {
 	REC_C_MODULE = 1,      /* rec_module */
 	REC_C_STACKS = 2,      /* u32 count, u32 0, count x { u32 id, u32 depth, depth x u64 pc (leaf first) } */
 	REC_C_CHECKPOINT = 3,  /* rec_checkpoint; its nstacks rec_counts follow in COUNTS chunks */
-	REC_C_EVENTS = 4,      /* u32 count, u32 0, the events' byte stream (above) */
+	REC_C_EVENTS = 4,      /* u32 count, u32 flags (REC_EV_CONT), the events' byte stream (above) */
 	REC_C_WAIT = 5,        /* rec_wait: the producer had to wait for the writer */
 	REC_C_GAP = 6,         /* rec_gap: events lost (the producer did not wait long enough) */
 	REC_C_END = 7,         /* rec_end: the file was closed in order */
@@ -95,6 +108,12 @@ typedef struct rec_checkpoint {
 } rec_checkpoint;
 
 enum { REC_EV_ALLOC = 1, REC_EV_FREE = 2 };
+/* An EVENTS chunk's flag (version 5): it continues the EVENTS chunk
+ * before it in its frame (other chunks may come between): the running
+ * state goes on, positions too, and "in this chunk" (a free that refers
+ * back) means in the run, from its first chunk without the flag.  The
+ * writer ends a chunk at each poll, so that it can reach the file. */
+#define REC_EV_CONT 1u
 
 /* An event as decoded (not a file layout). */
 typedef struct rec_event {
@@ -123,7 +142,16 @@ typedef struct rec_gap {
 typedef struct rec_end {
 	uint64_t events;           /* events since the recording began */
 	uint64_t time_ns;          /* when the file was closed (the process exited, or rotation) */
+	uint64_t how;              /* version 5: enum rec_end_how (absent before: len 16) */
 } rec_end;
+
+/* Why a file was closed: said by a recorder outside the process, which
+ * outlives it (mprof-tui --record --attach). */
+enum rec_end_how {
+	REC_HOW_CLOSED = 0,        /* the process exited, or a rotation */
+	REC_HOW_STOPPED = 1,       /* the recorder was stopped (Ctrl-C) */
+	REC_HOW_KILLED = 2,        /* the process ended without exiting: killed (SIGKILL, the OOM killer) */
+};
 
 /* An event's weight in a sampled recording: 1/p objects and size/p
  * bytes, dithered by the position of the allocation it stands for (a

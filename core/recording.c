@@ -7,7 +7,6 @@
 #include "core/snapdiff.h"
 #include "core/v1name.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -109,6 +108,10 @@ typedef struct parse_ctx {
 	int have_ck;
 	uint64_t rate;
 	uint64_t zoff;             /* the ZSTD payload being walked, UINT64_MAX: none */
+	int cut;                   /* it runs past the end of the file (read as far as it goes) */
+	int run_open;              /* an EVENTS chunk was read in this frame: the next may continue its run */
+	size_t run_n;              /* the run's events so far, in ev */
+	rec_dstate run_st;         /* its stream's state */
 	void *dctx;
 	uint8_t *raw;              /* owned */
 	size_t rawcap, rawlen;
@@ -161,15 +164,28 @@ static int parse_events(parse_ctx *x, const uint8_t *p, uint32_t len, size_t pay
 		BAD("%s: out of memory", f->path);
 	char why[160];
 	size_t bad;
-	if (vec_grow((void **)&x->ev, &x->evcap, count ? count : 1, sizeof(rec_event)))
+	uint32_t cont;   /* version 5: it continues the run of the frame's EVENTS chunk before it */
+	memcpy(&cont, p + 4, 4);
+	cont = f->fh.version >= REC_VERSION_STREAM && (cont & REC_EV_CONT);
+	if (cont && !x->run_open)
+		BAD("%s: %s: an event chunk continues none", f->path, at(x, pay - 8));
+	if (!cont) {
+		x->run_n = 0;
+		x->run_st = (rec_dstate){ 0 };
+	}
+	if (vec_grow((void **)&x->ev, &x->evcap, x->run_n + (count ? count : 1), sizeof(rec_event)))
 		BAD("%s: out of memory", f->path);
-	if (rec_decode_events(p + 8, len - 8, count, s->ev, f->fh.version, x->ev, why, sizeof(why), &bad))
+	rec_event *ev = x->ev + x->run_n;
+	if (rec_decode_events(p + 8, len - 8, count, s->ev, f->fh.version, ev, x->run_n, &x->run_st, why, sizeof(why),
+			      &bad))
 		BAD("%.4000s: %s: %s", f->path, at(x, pay + 8 + bad), why);
-	rec_chref r = { x->zoff, pay + 8, s->ev, count, len - 8 };
+	x->run_n += count;
+	x->run_open = 1;
+	rec_chref r = { x->zoff, pay + 8, s->ev, count, len - 8, cont };
 	if (PUSH(f->ch, f->nch, f->capch, r))
 		BAD("%s: out of memory", f->path);
 	for (uint32_t k = 0; k < count; k++) {
-		const rec_event *e = &x->ev[k];
+		const rec_event *e = &ev[k];
 		if (st_fit(s, e->stack))
 			BAD("%s: %s: event %u: stack id %u out of bounds", f->path, at(x, pay + 8), k, e->stack);
 		/* The buckets up to this event's carry the value before it. */
@@ -269,11 +285,13 @@ static int parse_chunk(parse_ctx *x, const rec_chunk *c, const uint8_t *p, size_
 		char why[160];
 		if (x->zoff != UINT64_MAX)
 			BAD("%s: %s: a compressed chunk inside a compressed chunk", f->path, at(x, off));
-		if (rec_unzstd(&x->dctx, p, c->len, &x->raw, &x->rawcap, &x->rawlen, why, sizeof(why)))
+		if (rec_unzstd(&x->dctx, p, c->len, x->cut, &x->raw, &x->rawcap, &x->rawlen, why, sizeof(why)))
 			BAD("%.4000s: %s: %s", f->path, at(x, off), why);
 		x->zoff = pay;
+		x->run_open = 0;   /* a run is within one frame */
 		int rc = parse_chunks(x, x->raw, x->rawlen);
 		x->zoff = UINT64_MAX;
+		x->run_open = 0;
 		return rc;
 	}
 	case REC_C_WAIT: {
@@ -295,9 +313,14 @@ static int parse_chunk(parse_ctx *x, const rec_chunk *c, const uint8_t *p, size_
 		break;
 	}
 	case REC_C_END: {   /* the heap stayed as it was until the file was closed */
-		rec_end e;
-		if (c->len >= sizeof(e) && f->nck) {
-			memcpy(&e, p, sizeof(e));
+		rec_end e = { 0 };
+		f->closed = 1;
+		if (c->len >= 24) {
+			memcpy(&e, p, 24);
+			f->end_how = (uint32_t)e.how;
+		}
+		if (c->len >= 16 && f->nck) {
+			memcpy(&e, p, 16);
 			if (e.time_ns > s->tmax && e.time_ns - s->tmax < 86400ull * 1000000000 && !bucket(f, e.time_ns, s))
 				BAD("%s: out of memory", f->path);
 			if (e.time_ns > f->t_end)
@@ -319,11 +342,18 @@ static int parse_chunks(parse_ctx *x, const uint8_t *base, size_t len)
 	while (off < len) {
 		rec_chunk c;
 		if (len - off < sizeof(c) || (memcpy(&c, base + off, sizeof(c)), c.len > len - off - sizeof(c))) {
-			if (x->zoff != UINT64_MAX) {
+			if (x->zoff != UINT64_MAX && !x->cut) {
 				rec_file *f = x->f;
 				BAD("%s: %s: chunk past the end of its compressed content", f->path, at(x, off));
 			}
-			x->f->truncated = 1;   /* cut short: the writer was killed */
+			x->f->truncated = 1;   /* cut short: the writer was killed, or could not write */
+			/* A frame that never ended: its whole blocks, and the chunks whole in them. */
+			if (x->zoff == UINT64_MAX && c.type == REC_C_ZSTD && len - off >= sizeof(c) + 8) {
+				x->cut = 1;
+				size_t left = len - off - sizeof(c);
+				c.len = left < UINT32_MAX ? (uint32_t)left : UINT32_MAX;
+				return parse_chunk(x, &c, base + off + sizeof(c), off);
+			}
 			break;
 		}
 		if (parse_chunk(x, &c, base + off + sizeof(c), off))
@@ -339,24 +369,28 @@ static void *parse_file(void *arg)
 	parse_ctx x = { .f = f, .zoff = UINT64_MAX };
 	parse_st *s = &x.s;
 	s->max_ids = f->len / 4 + 1024 < REC_MAX_IDS ? f->len / 4 + 1024 : REC_MAX_IDS;
-	if (f->len < sizeof(rec_file_header)) {
+	if (f->len < REC_HEADER_V4_SIZE) {
 		snprintf(f->err, sizeof(f->err), "%s: offset 0: %zu bytes, too short for a recording header", f->path, f->len);
 		return NULL;
 	}
-	memcpy(&f->fh, f->map, sizeof(f->fh));
+	memcpy(&f->fh, f->map, f->len < sizeof(f->fh) ? f->len : sizeof(f->fh));
+	size_t hmin = f->fh.version >= REC_VERSION_STREAM ? sizeof(rec_file_header) : REC_HEADER_V4_SIZE;
 	if (memcmp(f->fh.magic, REC_MAGIC, 8))
 		snprintf(f->err, sizeof(f->err), "%s: offset 0: not an mprof recording (bad magic)", f->path);
 	else if (f->fh.version < REC_VERSION_MIN)
 		snprintf(f->err, sizeof(f->err),
 			 "%s: offset 8: recording version %u, written by an earlier mprof: this one reads versions %u to %u",
 			 f->path, f->fh.version, REC_VERSION_MIN, REC_VERSION);
-	else if (f->fh.version > REC_VERSION || f->fh.header_size < sizeof(rec_file_header) ||
+	else if (f->fh.version > REC_VERSION || f->fh.header_size < hmin ||
 		 f->fh.header_size > f->len || f->fh.header_size % 8)
 		snprintf(f->err, sizeof(f->err), "%s: offset 8: recording version %u (header %u bytes) not supported",
 			 f->path, f->fh.version, f->fh.header_size);
 	if (f->err[0])
 		return NULL;
 	f->fh.cmdline[sizeof(f->fh.cmdline) - 1] = 0;
+	if (hmin < sizeof(rec_file_header))
+		memset(f->fh.stopped, 0, sizeof(f->fh.stopped));   /* not in this version's header */
+	f->fh.stopped[sizeof(f->fh.stopped) - 1] = 0;
 	x.rate = f->fh.sample_rate;
 	if (parse_chunks(&x, f->map, f->len))
 		goto out;
@@ -385,18 +419,6 @@ out:
 }
 
 /* ---- opening the directory ------------------------------------------------ */
-
-typedef struct rec_name {
-	int pid;
-	unsigned seq;
-	off_t size;
-} rec_name;
-
-static int name_cmp(const void *a, const void *b)
-{
-	const rec_name *x = a, *y = b;
-	return x->pid != y->pid ? (x->pid < y->pid ? -1 : 1) : x->seq < y->seq ? -1 : x->seq > y->seq;
-}
 
 static void file_free(rec_file *f)
 {
@@ -593,87 +615,13 @@ static int merge(recording *r)
 	return 0;
 }
 
-/* The first n bytes of a recording file's header (n >= its magic); -1 when
- * path has fewer or is not one. */
-static int file_header(const char *path, rec_file_header *h, size_t n)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t k = fd < 0 ? -1 : pread(fd, h, n, 0);
-	if (fd >= 0)
-		close(fd);
-	return k == (ssize_t)n && !memcmp(h->magic, REC_MAGIC, sizeof(h->magic)) ? 0 : -1;
-}
-
-int rec_is_recording(const char *path)
-{
-	struct stat st;
-	rec_file_header h;
-	return !stat(path, &st) && (S_ISDIR(st.st_mode) || (S_ISREG(st.st_mode) && !file_header(path, &h, sizeof(h.magic))));
-}
-
-/* One file of a recording (each is readable alone): r->dir names it. */
-static int single_file(const char *path, rec_name **names, size_t *nn, prof_error *err)
-{
-	rec_file_header h;
-	if (file_header(path, &h, sizeof(h))) {
-		prof_errorf(err, "%s: not a recording (a directory MPROF_RECORD wrote, or one of its .rec files)", path);
-		return -1;
-	}
-	struct stat st;
-	*names = calloc(1, sizeof(**names));
-	if (!*names || stat(path, &st)) {
-		prof_errorf(err, "%s: %s", path, *names ? strerror(errno) : "out of memory");
-		return -1;
-	}
-	(*names)->size = st.st_size;
-	(*names)->pid = (int)h.pid;
-	(*names)->seq = h.seq;
-	*nn = 1;
-	return 0;
-}
-
 recording *rec_open(const char *dir, int threads, prof_error *err)
 {
 	rec_name *names = NULL;
-	size_t nn = 0, capn = 0;
-	struct stat st0;
-	int single = !stat(dir, &st0) && S_ISREG(st0.st_mode);
-	if (single && single_file(dir, &names, &nn, err)) {
-		free(names);
+	size_t nn = 0;
+	int single = 0;
+	if (rec_find_files(dir, &names, &nn, &single, err))
 		return NULL;
-	}
-	DIR *d = single ? NULL : opendir(dir);
-	if (!d && !single) {
-		prof_errorf(err, "%s: %s", dir, strerror(errno));
-		return NULL;
-	}
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
-		rec_name x;
-		int used = 0;
-		if (sscanf(de->d_name, "mprof-%d.%u.rec%n", &x.pid, &x.seq, &used) != 2 || de->d_name[used])
-			continue;
-		char path[4200];
-		struct stat st;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (stat(path, &st) || !S_ISREG(st.st_mode))
-			continue;
-		x.size = st.st_size;
-		if (PUSH(names, nn, capn, x)) {
-			closedir(d);
-			free(names);
-			prof_errorf(err, "%s: out of memory", dir);
-			return NULL;
-		}
-	}
-	if (d)
-		closedir(d);
-	if (!nn) {
-		free(names);
-		prof_errorf(err, "%s: no recording files (mprof-PID.NNNNNN.rec) here", dir);
-		return NULL;
-	}
-	qsort(names, nn, sizeof(*names), name_cmp);
 	/* The process with the most bytes recorded. */
 	int best = names[0].pid;
 	off_t best_sz = -1, sz = 0;

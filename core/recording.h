@@ -77,6 +77,18 @@ recording *rec_open(const char *dir, int threads, prof_error *err);
 int rec_is_recording(const char *path);
 void rec_close(recording *r);
 
+/* How a recording ends (its last file): closed in order; cut short where
+ * its writer gave up (rec_end_reason: why, as it noted it: "...: write:
+ * No space left on device"); or open: the process ended without closing
+ * it (killed: SIGKILL, the OOM killer), or it is still being written. */
+enum { REC_END_CLOSED, REC_END_STOPPED, REC_END_OPEN, REC_END_KILLED /* seen by a recorder outside */ };
+int rec_end_how(const recording *r);
+const char *rec_end_reason(const recording *r);
+/* One line: where it ends and why ("ends at 2.981 s, cut short: ...");
+ * running: its process still runs (an open recording is then still
+ * being written, not cut). */
+void rec_end_text(const recording *r, int running, char *buf, size_t len);
+
 /* Sets r->p's counters to the state at position ev (clamped to the run). */
 int rec_seek(recording *r, uint64_t ev);
 /* The position at time t_ns (since the process started): after every event

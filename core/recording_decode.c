@@ -6,13 +6,39 @@
 #include "core/recording_int.h"
 #include "core/vec.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
 
-int rec_unzstd(void **dctx, const uint8_t *p, size_t len, uint8_t **raw, size_t *cap, size_t *rawlen, char *why,
-	       size_t whylen)
+/* A frame that never ended (the writer was killed, or its disk was full):
+ * decoded as far as its whole blocks go. */
+static int unzstd_cut(ZSTD_DCtx *dc, const uint8_t *p, size_t len, uint8_t **raw, size_t *cap, size_t *rawlen,
+		      char *why, size_t whylen)
+{
+	ZSTD_DCtx_reset(dc, ZSTD_reset_session_only);
+	ZSTD_inBuffer in = { p, len, 0 };
+	size_t n = 0;
+	for (;;) {
+		if (n == *cap && (n >= REC_ZSTD_MAX || vec_grow((void **)raw, cap, n + (1u << 20), 1))) {
+			snprintf(why, whylen, n >= REC_ZSTD_MAX ? "compressed chunk: more than %u bytes" : "out of memory",
+				 REC_ZSTD_MAX);
+			return -1;
+		}
+		ZSTD_outBuffer out = { *raw, *cap < REC_ZSTD_MAX ? *cap : REC_ZSTD_MAX, n };
+		size_t rc = ZSTD_decompressStream(dc, &out, &in);
+		n = out.pos;
+		/* An error is where the bytes written stop making sense: the end. */
+		if (ZSTD_isError(rc) || !rc || (in.pos == in.size && out.pos < out.size))
+			break;
+	}
+	*rawlen = n;
+	return 0;
+}
+
+int rec_unzstd(void **dctx, const uint8_t *p, size_t len, int cut, uint8_t **raw, size_t *cap, size_t *rawlen,
+	       char *why, size_t whylen)
 {
 	uint32_t hd[2];
 	if (len < 8) {
@@ -20,14 +46,17 @@ int rec_unzstd(void **dctx, const uint8_t *p, size_t len, uint8_t **raw, size_t 
 		return -1;
 	}
 	memcpy(hd, p, 8);
-	unsigned long long fs = ZSTD_getFrameContentSize(p + 8, len - 8);
-	if (hd[0] > REC_ZSTD_MAX || fs != hd[0]) {
-		snprintf(why, whylen, "compressed chunk: %u bytes said, the zstd frame holds %lld", hd[0],
-			 fs == ZSTD_CONTENTSIZE_ERROR ? -1LL : (long long)fs);
-		return -1;
-	}
 	if (!*dctx && !(*dctx = ZSTD_createDCtx())) {
 		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	if (cut)
+		return unzstd_cut(*dctx, p + 8, len - 8, raw, cap, rawlen, why, whylen);
+	/* A streamed frame (version 5) says no content size: raw_len does. */
+	unsigned long long fs = ZSTD_getFrameContentSize(p + 8, len - 8);
+	if (hd[0] > REC_ZSTD_MAX || (fs != hd[0] && fs != ZSTD_CONTENTSIZE_UNKNOWN)) {
+		snprintf(why, whylen, "compressed chunk: %u bytes said, the zstd frame holds %lld", hd[0],
+			 fs == ZSTD_CONTENTSIZE_ERROR ? -1LL : (long long)fs);
 		return -1;
 	}
 	if (vec_grow((void **)raw, cap, hd[0] ? hd[0] : 1, 1)) {
@@ -46,13 +75,13 @@ int rec_unzstd(void **dctx, const uint8_t *p, size_t len, uint8_t **raw, size_t 
 #define DBAD(...) do { snprintf(why, whylen, __VA_ARGS__); *at = (size_t)(q - p); return -1; } while (0)
 
 int rec_decode_events(const uint8_t *p, size_t len, uint32_t count, uint64_t first, uint32_t version, rec_event *out,
-		      char *why, size_t whylen, size_t *at)
+		      size_t prior, rec_dstate *st, char *why, size_t whylen, size_t *at)
 {
 	const uint8_t *q = p, *end = p + len;
-	uint64_t tus = 0, v, age = 0;
+	uint64_t tus = st->tus, v, age = st->age;
 	int age_delta = version >= REC_VERSION_AGE_DELTA;
-	int64_t stack = 0;
-	uint32_t tid = 0;
+	int64_t stack = st->stack;
+	uint32_t tid = st->tid;
 	if (count > len)
 		DBAD("%u events cannot fit in %zu bytes", count, len);
 	for (uint32_t i = 0; i < count; i++) {
@@ -107,14 +136,16 @@ int rec_decode_events(const uint8_t *p, size_t len, uint32_t count, uint64_t fir
 				DBAD("event %u: free refers to an allocation %lld events back", i, (long long)a);
 			x = age = (uint64_t)a;
 		}
-		if (x > i || out[i - x].kind != REC_EV_ALLOC)
+		const rec_event *a = out + ((ptrdiff_t)i - (ptrdiff_t)x);   /* in the run: prior events before out */
+		if (x > i + prior || a->kind != REC_EV_ALLOC)
 			DBAD("event %u: free refers to event %llu back, not an allocation in its chunk", i,
 			     (unsigned long long)x);
 		e->kind = REC_EV_FREE;
-		e->stack = out[i - x].stack;
-		e->size = out[i - x].size;
+		e->stack = a->stack;
+		e->size = a->size;
 		e->ref = first + i - x + 1;
 	}
+	*st = (rec_dstate){ tus, age, stack, tid };
 	*at = (size_t)(q - p);
 	return 0;
 }
@@ -122,7 +153,10 @@ int rec_decode_events(const uint8_t *p, size_t len, uint32_t count, uint64_t fir
 const rec_event *rec_cursor_chunk(rec_cursor *k, const rec_file *f, size_t c)
 {
 	if (k->cf == f && k->c == c)
-		return k->ev;
+		return k->ev + k->nev - f->ch[c].count;
+	size_t run = c;
+	while (run && f->ch[run].cont)   /* the parser saw each part follow its run in one frame */
+		run--;
 	const rec_chref *ch = &f->ch[c];
 	const uint8_t *base = f->map;
 	size_t blen = f->len;
@@ -131,8 +165,11 @@ const rec_event *rec_cursor_chunk(rec_cursor *k, const rec_file *f, size_t c)
 		if (!(k->zf == f && k->zoff == ch->zoff)) {
 			uint32_t zl;
 			memcpy(&zl, f->map + ch->zoff - 4, 4);
+			int cut = zl > f->len - ch->zoff;   /* a frame that never ended, read as the parser did */
 			k->zf = NULL;
-			if (rec_unzstd(&k->dctx, f->map + ch->zoff, zl, &k->raw, &k->rawcap, &k->rawlen, why, sizeof(why)))
+			k->cf = NULL;
+			if (rec_unzstd(&k->dctx, f->map + ch->zoff, cut ? f->len - ch->zoff : zl, cut, &k->raw, &k->rawcap,
+				       &k->rawlen, why, sizeof(why)))
 				return NULL;
 			k->zf = f;
 			k->zoff = ch->zoff;
@@ -140,16 +177,29 @@ const rec_event *rec_cursor_chunk(rec_cursor *k, const rec_file *f, size_t c)
 		base = k->raw;
 		blen = k->rawlen;
 	}
-	if (ch->off > blen || ch->len > blen - ch->off)
-		return NULL;
+	/* A run is decoded from its first chunk, or on from the last one asked. */
+	size_t j = run;
+	if (k->cf == f && k->run == run && k->c < c) {
+		j = k->c + 1;
+	} else {
+		k->nev = 0;
+		k->st = (rec_dstate){ 0 };
+	}
 	k->cf = NULL;
-	size_t at;
-	if (vec_grow((void **)&k->ev, &k->evcap, ch->count ? ch->count : 1, sizeof(rec_event)) ||
-	    rec_decode_events(base + ch->off, ch->len, ch->count, ch->first, f->fh.version, k->ev, why, sizeof(why), &at))
-		return NULL;
+	for (; j <= c; j++) {
+		const rec_chref *h = &f->ch[j];
+		size_t at;
+		if (h->off > blen || h->len > blen - h->off ||
+		    vec_grow((void **)&k->ev, &k->evcap, k->nev + (h->count ? h->count : 1), sizeof(rec_event)) ||
+		    rec_decode_events(base + h->off, h->len, h->count, h->first, f->fh.version, k->ev + k->nev, k->nev,
+				      &k->st, why, sizeof(why), &at))
+			return NULL;
+		k->nev += h->count;
+	}
 	k->cf = f;
+	k->run = run;
 	k->c = c;
-	return k->ev;
+	return k->ev + k->nev - ch->count;
 }
 
 void rec_cursor_free(rec_cursor *k)

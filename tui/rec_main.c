@@ -9,11 +9,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "attach/procfs.h"
 #include "core/agg.h"
 #include "core/snapdiff.h"
 #include "core/view.h"
 #include "tui/app.h"
 #include "tui/rec.h"
+
+void rec_end_line(const recording *r, char *buf, size_t len)
+{
+	rec_end_text(r, rec_end_how(r) == REC_END_OPEN && proc_runs_since(r->pid, r->start_time_ns), buf, len);
+}
 
 void rec_moment_text(const recording *r, char *buf, size_t len)
 {
@@ -32,6 +38,9 @@ static void info(FILE *out, recording *r)
 		view_fmt_value(pk, sizeof(pk), r->peak, 0), (double)r->peak_time / 1e9, r->peak_ev);
 	fprintf(out, "waits %" PRIu64 " (%.3f s, longest %.3f ms), events lost %" PRIu64 ", files cut short %" PRIu64 "\n",
 		r->wait_count, (double)r->wait_ns / 1e9, (double)r->wait_max_ns / 1e6, r->lost, r->truncated);
+	char end[400];
+	rec_end_line(r, end, sizeof(end));
+	fprintf(out, "%s\n", end);
 	for (size_t i = 0; i < r->nwaits; i++)
 		fprintf(out, "  waited at %.3f s: %" PRIu64 " time(s), %.3f ms\n", (double)r->waits[i].time_ns / 1e9,
 			r->waits[i].waits, (double)r->waits[i].wait_ns / 1e6);

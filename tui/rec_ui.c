@@ -398,6 +398,11 @@ int tui_rec(recording *r, const rec_opts *o)
 		rec_moment_text(r, mt, sizeof(mt));
 		snprintf(a.v.status, sizeof(a.v.status),
 			 "at the run's PEAK, %s; Left/Right move in time, [ ] peaks, ? help", mt);
+		if (rec_end_how(r) != REC_END_CLOSED) {   /* a recording cut short says so first */
+			char end[400];
+			rec_end_line(r, end, sizeof(end));
+			snprintf(a.v.status, sizeof(a.v.status), "Recording %.170s; at the PEAK, %.60s", end, mt);
+		}
 		app_missing_status(&a, "show module+offset");   /* the reason names are missing comes first */
 		rc = app_run(&a);
 	}

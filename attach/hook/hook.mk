@@ -7,7 +7,7 @@
 HOOK_SRC += attach/hook/hook.c attach/hook/hook_ext.c attach/hook/unwind.c attach/hook/stackcache.c \
 	attach/hook/stacks.c attach/hook/live.c attach/hook/ring.c attach/hook/modules.c attach/hook/elfsym.c \
 	attach/hook/dump.c attach/hook/mapmem.c attach/hook/sample.c attach/hook/record.c \
-	attach/hook/record_hook.c attach/hook/record_pairs.c attach/hook/record_held.c attach/hook/got.c attach/hook/resolve.c attach/hook/dumpname.c \
+	attach/hook/record_hook.c attach/hook/record_file.c attach/hook/record_pairs.c attach/hook/record_held.c attach/hook/got.c attach/hook/resolve.c attach/hook/dumpname.c \
 	attach/hook/segment_create.c attach/hook/say.c attach/hook/arena.c attach/hook/dumps.c attach/hook/fatalsig.c attach/hook/procfns.c \
 	attach/hook/epoch.c \
 	core/pro_native_write.c core/pro_v1_write.c core/wbuf.c core/loadutil.c core/atomicfile.c

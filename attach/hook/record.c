@@ -3,201 +3,37 @@
  * producers waiting for room go on. The counters written in checkpoints
  * are those of the stream itself (plus the segment's at a late attach), so
  * a reader replaying a file from its checkpoint gets the same numbers.
- * Chunks gather in buf and go to the file as one zstd frame each time it
- * is written out (1 MiB, an idle poll, or a second), all on this thread. */
+ * Chunks gather in buf and go into the file's open zstd frame at the end
+ * of each poll, as whole blocks (record_file.c), all on this thread. */
 #include "attach/hook/record.h"
 #include "attach/hook/hook.h"
 #include "core/heap_scale.h"
 
-#define ZSTD_STATIC_LINKING_ONLY   /* ZSTD_customMem: zstd gets the writer's own memory */
-#include <zstd.h>
-
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #define RECW_BUF (8u << 20)
-#define RECW_FLUSH (4u << 20)
-#define RECW_ZPIECE (128u << 10)   /* the compressed frame goes to the file in pieces of this */
-#define RECW_ZSLICE (512u << 10)   /* ... made from at most this much of buf at a time */
+#define RECW_FLUSH (4u << 20)   /* a frame ends past this many raw bytes */
 #define RECW_AHEAD 8            /* put_slot's prefetch distance, in events */
 #define RECW_COUNTS_PER_CHUNK 16384
-#define RECW_IDLE_NS 100000000LL     /* a writer idle this long writes out what it holds */
+#define RECW_IDLE_NS 100000000LL     /* a writer idle this long ends its frame */
 /* Long chunks: a free refers back within its chunk (a few bytes) rather
  * than repeating its stack and size; a chunk still decodes in milliseconds. */
 #define RECW_EV_PER_CHUNK 262144
-/* zstd's level follows what the last frame gave: data that compresses well
- * (repeating stacks and sizes) is worth a slower, better level; random
- * sizes are not.  But a busy stream gets the fast level whatever it is
- * worth: the level is capped so that compressing takes at most about
- * RECW_Z_BUSY of the time between frames (the writer's CPU is the
- * program's), and the cap rises again when it takes under a quarter. */
-static const int z_ladder[] = { 1, 3, 7 };
-#define RECW_Z_BUSY 0.04
-static int z_level(rec_writer *w, uint64_t raw, uint64_t z, int64_t took_ns, int64_t span_ns)
-{
-	int worth = raw >= 16 * z ? 2 : raw >= 4 * z ? 1 : 0;
-	double share = span_ns > 0 ? (double)took_ns / (double)span_ns : 1.0;
-	if (share > RECW_Z_BUSY && w->zcap > 0)
-		w->zcap--;
-	else if (share < RECW_Z_BUSY / 4 && w->zcap < 2)
-		w->zcap++;
-	return z_ladder[worth < w->zcap ? worth : w->zcap];
-}
-#define RECW_FLUSH_NS 1000000000LL   /* buffered events reach the file within a second */
+#define RECW_FLUSH_NS 1000000000LL   /* a frame ends within a second */
 /* A free held for its allocation, when no sweep says what is still staged
  * (a recorder outside the process): threads publishing slots sweep every
  * RING_STAGE_NS, so an allocation comes within a few of those. */
 #define RECW_HOLD_NS 50000000LL
 #define RECW_HOLD_MAX_NS 1000000000LL   /* and at most this even when a stage seems to hold one back */
 
-/* zstd's memory: mmap'd, its size in front (zstd frees by pointer only). */
-static void *z_alloc(void *opaque, size_t size)
-{
-	(void)opaque;
-	uint64_t *p = hook_map(size + 16);
-	if (!p)
-		return NULL;
-	p[0] = size + 16;
-	return p + 2;
-}
-
-static void z_free(void *opaque, void *addr)
-{
-	(void)opaque;
-	if (addr) {
-		uint64_t *p = (uint64_t *)addr - 2;
-		hook_unmap(p, p[0]);
-	}
-}
-
-static int64_t seg_now(const rec_writer *w)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - w->hc.start_mono_ns;
-}
-
-/* The heartbeat: the event clock (coarse, as producers read it), which
- * producers also take as their events' time (ring.c), so it is renewed
- * through long polls and frames too. */
-static void beat(rec_writer *w, int on)
-{
-	int64_t t = on ? seg_event_clock(&w->hc) : 0;
-	__atomic_store_n(&w->hw->rec_beat_ns, (uint64_t)(t > 0 ? t : 1) * (uint64_t)on, __ATOMIC_RELAXED);
-}
-
-/* Stops writing, w->err saying why: the file is left as it is, and
- * producers no longer wait for this writer. */
-static int stop(rec_writer *w)
-{
-	if (w->fd >= 0)
-		close(w->fd);
-	w->fd = -1;
-	beat(w, 0);
-	return -1;
-}
-
-static void fail(rec_writer *w, const char *what, int e)
-{
-	snprintf(w->err, sizeof(w->err), "%.120s: %s: %s", w->dir, what, strerror(e));
-	stop(w);
-}
-
-static void file_name(const rec_writer *w, unsigned seq, char *buf, size_t cap)
-{
-	char name[64];
-	snprintf(name, sizeof(name), REC_NAME_FMT, w->pid, seq);
-	snprintf(buf, cap, "%s/%s", w->dir, name);
-}
-
-static int write_all(rec_writer *w, const uint8_t *p, size_t len)
-{
-	size_t off = 0;
-	while (off < len) {
-		ssize_t n = write(w->fd, p + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			fail(w, "write", n < 0 ? errno : ENOSPC);
-			return -1;
-		}
-		off += (size_t)n;
-	}
-	w->file_bytes += len;
-	return 0;
-}
-
-static int z_fail(rec_writer *w, size_t rc)
-{
-	snprintf(w->err, sizeof(w->err), "%.120s: compressing: %s", w->dir, ZSTD_getErrorName(rc));
-	return stop(w);
-}
-
-/* Writes buf out as one ZSTD chunk.  The frame goes to the file as zstd
- * makes it, through zbuf (RECW_ZPIECE bytes), not whole through a buffer
- * of its size: fresh pages cost more than compressing them.  Its header
- * is written last, over one whose length runs past the end of the file,
- * so a reader meanwhile sees a file cut short, as it is. */
-static int flush(rec_writer *w)
-{
-	int64_t t0 = seg_now(w), span = t0 - w->flushed_ns, wrote_ns = 0;
-	w->flushed_ns = t0;
-	if (!w->len)
-		return 0;
-	size_t rc = ZSTD_CCtx_reset(w->zc, ZSTD_reset_session_only);
-	if (!ZSTD_isError(rc))
-		rc = ZSTD_CCtx_setPledgedSrcSize(w->zc, w->len);
-	if (ZSTD_isError(rc))
-		return z_fail(w, rc);
-	uint64_t at = w->file_bytes, z = 0;
-	uint32_t hdr[4] = { REC_C_ZSTD, UINT32_MAX, (uint32_t)w->len, 0 };   /* rec_chunk, then u32 raw_len, u32 0 */
-	memcpy(w->zbuf, hdr, 16);
-	/* Given RECW_ZSLICE bytes at a time, so the beat is renewed every few
-	 * ms even at the slowest level. */
-	ZSTD_inBuffer in = { w->buf, 0, 0 };
-	for (size_t head = 16;; head = 0) {
-		in.size = w->len - in.pos > RECW_ZSLICE ? in.pos + RECW_ZSLICE : w->len;
-		ZSTD_EndDirective end = in.size == w->len ? ZSTD_e_end : ZSTD_e_continue;
-		ZSTD_outBuffer out = { w->zbuf + head, RECW_ZPIECE - head, 0 };
-		rc = ZSTD_compressStream2(w->zc, &out, &in, end);
-		if (ZSTD_isError(rc))
-			return z_fail(w, rc);
-		z += out.pos;
-		int64_t t1 = seg_now(w);
-		if (head + out.pos && write_all(w, w->zbuf, head + out.pos))
-			return -1;
-		wrote_ns += seg_now(w) - t1;
-		beat(w, 1);
-		if (end == ZSTD_e_end && !rc)
-			break;
-	}
-	hdr[1] = (uint32_t)(8 + z);
-	ssize_t put = pwrite(w->fd, hdr, 8, (off_t)at);
-	if (put != 8) {
-		fail(w, "write", put < 0 ? errno : ENOSPC);   /* as write_all says it */
-		return -1;
-	}
-	int64_t took = seg_now(w) - t0 - wrote_ns;
-	int lv = z_level(w, w->len, z, took, span + took);
-	if (lv != w->zlevel && !ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, lv)))
-		w->zlevel = lv;
-	w->raw_total += w->len;
-	w->z_total += 16 + z;
-	w->len = 0;
-	return 0;
-}
-
 /* Room for n more bytes in buf (flushing first if needed); NULL on error. */
 static uint8_t *room(rec_writer *w, size_t n)
 {
-	if (w->len + n > RECW_BUF && flush(w))
+	if (w->len + n > RECW_BUF && recf_push(w, 0))
 		return NULL;
 	return n <= RECW_BUF ? w->buf + w->len : NULL;
 }
@@ -349,29 +185,20 @@ static int put_checkpoint(rec_writer *w)
 	return 0;
 }
 
-/* Opens file seq and writes its header, modules, stacks and checkpoint. */
+/* Opens file seq and writes its header, modules, stacks and checkpoint:
+ * pushed out at once, so the file is readable from its first poll on. */
 static int file_open(rec_writer *w)
 {
-	char path[4100];
-	file_name(w, w->seq, path, sizeof(path));
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (w->fd < 0) {
-		fail(w, "cannot create a recording file", errno);
-		return -1;
-	}
-	w->file_bytes = 0;
-	w->file_events = 0;
-	w->fh.seq = w->seq;
 	w->len = 0;
-	if (write_all(w, (const uint8_t *)&w->fh, sizeof(w->fh)))
+	if (recf_create(w))
 		return -1;
-	w->flushed_ns = seg_now(w);
+	w->file_events = 0;
 	w->nmods = 0;
 	memset(w->written, 0, (size_t)(w->hc.stack_cap + 7) / 8);
 	w->stack_low = 0;
 	if (put_modules(w) || put_stacks(w) || put_checkpoint(w))
 		return -1;
-	return 0;
+	return recf_push(w, 0);
 }
 
 static int file_close(rec_writer *w)
@@ -380,38 +207,14 @@ static int file_close(rec_writer *w)
 	if (!e)
 		return -1;
 	e->events = w->events;
-	int64_t now = seg_now(w);   /* the heap stayed as it was until now */
+	int64_t now = recw_now(w);   /* the heap stayed as it was until now */
 	e->time_ns = (uint64_t)now > w->tmax ? (uint64_t)now : w->tmax;
-	if (flush(w))
+	e->how = w->end_how;
+	if (recf_push(w, 1))
 		return -1;
 	close(w->fd);
 	w->fd = -1;
 	return 0;
-}
-
-/* Removes this pid's files left in dir by an earlier run. */
-static void clean_dir(rec_writer *w)
-{
-	int fd = open(w->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	char prefix[64];
-	int pl = snprintf(prefix, sizeof(prefix), "mprof-%d.", w->pid);
-	char buf[8192];
-	for (;;) {
-		long n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
-		if (n <= 0)
-			break;
-		for (long off = 0; off < n;) {
-			struct { uint64_t ino; int64_t off; unsigned short reclen; unsigned char type; char name[]; } *d =
-				(void *)(buf + off);
-			size_t nl = strlen(d->name);
-			if (!strncmp(d->name, prefix, (size_t)pl) && nl > 4 && !strcmp(d->name + nl - 4, ".rec"))
-				unlinkat(fd, d->name, 0);
-			off += d->reclen;
-		}
-	}
-	close(fd);
 }
 
 /* A positive decimal setting (at most hi) from the environment, else def. */
@@ -439,40 +242,16 @@ int recw_open(rec_writer *w, const void *base, const seg_header *hc, seg_header 
 	w->pid = (int)hc->pid;
 	w->max_size = max_size ? max_size : env_limit("MPROF_RECORD_SIZE", RECW_DEFAULT_SIZE, UINT64_MAX);
 	w->max_files = max_files ? max_files : (unsigned)env_limit("MPROF_RECORD_FILES", RECW_DEFAULT_FILES, 1000000);
-	size_t dl = strlen(dir);
-	while (dl > 1 && dir[dl - 1] == '/')
-		dl--;
-	if (dl >= sizeof(w->dir)) {
-		snprintf(w->err, sizeof(w->err), "recording directory name too long");
+	w->dirfd = -1;
+	if (recf_dir(w, dir))
 		return -1;
-	}
-	memcpy(w->dir, dir, dl);
-	w->dir[dl] = 0;
-	if (mkdir(w->dir, 0755) && errno != EEXIST) {
-		snprintf(w->err, sizeof(w->err), "%.200s: cannot create: %s", w->dir, strerror(errno));
-		return -1;
-	}
-	struct stat st;
-	if (stat(w->dir, &st) || !S_ISDIR(st.st_mode)) {
-		snprintf(w->err, sizeof(w->err), "%.200s: not a directory", w->dir);
-		return -1;
-	}
 	w->buf = hook_map(RECW_BUF);
 	w->zbuf = hook_map(RECW_ZPIECE);
 	hook_populate(w->buf, RECW_FLUSH + (256u << 10));   /* what a frame fills */
 	hook_populate(w->zbuf, RECW_ZPIECE);
 	w->cnt = hook_map((size_t)hc->stack_cap * sizeof(rec_counts));
 	w->written = hook_map((size_t)(hc->stack_cap + 7) / 8);
-	w->zc = ZSTD_createCCtx_advanced((ZSTD_customMem){ z_alloc, z_free, NULL });
-	w->zlevel = 1;   /* the first frame at the fastest level: how busy the stream is, and what it is worth, are not known yet */
-	w->zcap = 1;
-	/* A frame checksum: a damaged file says so instead of decoding garbage. */
-	if (w->zc && (ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, w->zlevel)) ||
-		      ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_checksumFlag, 1)))) {
-		ZSTD_freeCCtx(w->zc);
-		w->zc = NULL;
-	}
-	if (!w->buf || !w->zbuf || !w->cnt || !w->written || !w->zc) {
+	if (!w->buf || !w->zbuf || !w->cnt || !w->written || recf_zinit(w)) {
 		snprintf(w->err, sizeof(w->err), "%.200s: out of memory", w->dir);
 		recw_close(w);
 		return -1;
@@ -485,7 +264,7 @@ int recw_open(rec_writer *w, const void *base, const seg_header *hc, seg_header 
 	w->fh.start_time_ns = hc->start_time_ns;
 	w->fh.sample_rate = hc->sample_rate;
 	memcpy(w->fh.cmdline, hc->cmdline, sizeof(w->fh.cmdline) - 1);
-	seg_ring_beat(hw, seg_now(w));   /* events go to the ring from here on */
+	seg_ring_beat(hw, recw_now(w));   /* events go to the ring from here on */
 	w->pos = __atomic_load_n(&hw->ring_head, __ATOMIC_ACQUIRE);
 	w->stuck_pos = UINT64_MAX;
 	/* Blocks alive before the stream began: their frees come without an
@@ -503,18 +282,17 @@ int recw_open(rec_writer *w, const void *base, const seg_header *hc, seg_header 
 	}
 	if (from_counters) {
 		w->cnt_n = n;
-		w->tmax = (uint64_t)seg_now(w);
+		w->tmax = (uint64_t)recw_now(w);
 	}
 	w->waits_seen = __atomic_load_n(&hw->rec_waits, __ATOMIC_RELAXED);
 	w->lost_seen = __atomic_load_n(&hw->rec_lost, __ATOMIC_RELAXED);
 	w->wait_ns_seen = __atomic_load_n(&hw->rec_wait_ns, __ATOMIC_RELAXED);
-	clean_dir(w);
 	w->seq = 1;
 	if (file_open(w)) {
 		recw_close(w);
 		return -1;
 	}
-	beat(w, 1);
+	recw_beat(w, 1);
 	return 0;
 }
 
@@ -524,21 +302,28 @@ uint64_t recw_backlog(const rec_writer *w)
 }
 
 /* Opens an EVENTS chunk with room for n more events unless the open one
- * has it. */
+ * has it; one that continues the run of the frame's last (REC_EV_CONT)
+ * while the run has room: each poll closes a chunk so that it reaches the
+ * file, and a free still refers back across those chunks in a few bytes. */
 static int ev_room(rec_writer *w, uint32_t n)
 {
-	if (w->ev_chunk != SIZE_MAX && w->ev_count + n <= RECW_EV_PER_CHUNK &&
-	    w->len + (size_t)n * REC_EV_MAX + 8 <= RECW_BUF)
+	int fits = w->events + n - w->ev_first <= RECW_EV_PER_CHUNK;
+	if (w->ev_chunk != SIZE_MAX && fits && w->len + (size_t)n * REC_EV_MAX + 8 <= RECW_BUF)
 		return 0;
 	ev_close(w);
 	if (!room(w, 16 + (size_t)(n > SEG_SLOT_MAX_EVENTS ? n : SEG_SLOT_MAX_EVENTS) * REC_EV_MAX + 8))
 		return -1;
+	uint32_t cont = w->ev_run && fits ? REC_EV_CONT : 0;   /* room() may have pushed: the frame goes on */
 	w->ev_chunk = w->len;
 	rec_chunk c = { REC_C_EVENTS, 8 };
 	memcpy(w->buf + w->len, &c, 8);
-	memset(w->buf + w->len + 8, 0, 8);
+	memset(w->buf + w->len + 8, 0, 4);
+	memcpy(w->buf + w->len + 12, &cont, 4);
 	w->len += 16;
 	w->ev_count = 0;
+	w->ev_run = 1;
+	if (cont)
+		return 0;
 	w->ev_first = w->events;
 	w->ev_time_us = 0;
 	w->ev_stack = 0;
@@ -666,8 +451,7 @@ static long put_slot(rec_writer *w, const seg_slot *c)
 		k++;
 	w->lost += c->n - k;   /* malformed: what could not be decoded */
 	if (recpairs_reserve(&w->pairs, k)) {
-		fail(w, "out of memory for live allocations", ENOMEM);
-		return -1;
+		return recf_fail(w, "out of memory for live allocations", ENOMEM);
 	}
 	uint32_t waiting = w->held.n + w->owed.n;
 	if (ev_room(w, k + (waiting < k ? waiting : k)))   /* a held free comes out with its allocation */
@@ -768,7 +552,7 @@ long recw_poll(rec_writer *w)
 {
 	if (w->fd < 0)
 		return -1;
-	beat(w, 1);
+	recw_beat(w, 1);
 	uint64_t head = __atomic_load_n(&w->hw->ring_head, __ATOMIC_ACQUIRE);
 	w->polls++;
 	w->read_ns = seg_event_clock(&w->hc);   /* no later than this: every event below head */
@@ -786,7 +570,7 @@ long recw_poll(rec_writer *w)
 			if (s1 > i + 1)
 				continue;
 			/* Not written yet; a writer killed mid-write never will be. */
-			int64_t now = seg_now(w);
+			int64_t now = recw_now(w);
 			if (w->stuck_pos != i) {
 				w->stuck_pos = i;
 				w->stuck_since = now;
@@ -806,7 +590,7 @@ long recw_poll(rec_writer *w)
 		if (!(i & 31))
 			__atomic_store_n(&w->hw->ring_read, i + 1, __ATOMIC_RELEASE);
 		if (!(i & 255))
-			beat(w, 1);
+			recw_beat(w, 1);
 	}
 	w->pos = i;
 	__atomic_store_n(&w->hw->ring_read, i, __ATOMIC_RELEASE);
@@ -843,25 +627,24 @@ long recw_poll(rec_writer *w)
 	 * closes near max_size, not a whole buffer past it. */
 	uint64_t est = w->raw_total ? (uint64_t)((double)w->len * (double)w->z_total / (double)w->raw_total) : w->len;
 	int full = w->file_events && w->len && w->file_bytes + est >= w->max_size;
-	int64_t now = seg_now(w);
+	int64_t now = recw_now(w);
 	if (n)
 		w->busy_ns = now;
-	/* Few, large frames compress best; a quiet process still gets its
-	 * events onto the disk soon. */
-	if (full || w->len >= RECW_FLUSH ||
-	    (w->len && (now - w->flushed_ns >= RECW_FLUSH_NS || now - w->busy_ns >= RECW_IDLE_NS))) {
-		ev_close(w);
-		if (flush(w))
-			return -1;
-	}
+	/* Each poll's chunks reach the file now, as whole zstd blocks in the
+	 * open frame (record_file.c: what a SIGKILL leaves); few, large frames
+	 * compress best, and a frame ends at RECW_FLUSH, after a second, or
+	 * when the stream goes idle. */
+	ev_close(w);
+	int open = w->frame_at != UINT64_MAX;
+	int end = full || w->frame_raw + w->len >= RECW_FLUSH || now - w->busy_ns >= RECW_IDLE_NS ||
+		  (open && now - w->frame_ns >= RECW_FLUSH_NS);
+	if (recf_push(w, end))
+		return -1;
 	if (w->file_events && (full || w->file_bytes >= w->max_size)) {
 		if (file_close(w))
 			return -1;
-		if (w->seq >= w->max_files) {
-			char old[4100];
-			file_name(w, w->seq + 1 - w->max_files, old, sizeof(old));
-			unlink(old);
-		}
+		if (w->seq >= w->max_files)
+			recf_remove(w, w->seq + 1 - w->max_files);
 		w->seq++;
 		if (file_open(w))
 			return -1;
@@ -874,20 +657,16 @@ void recw_close(rec_writer *w)
 	if (w->fd >= 0 && recw_poll(w) >= 0 && !held_release(w, 1))
 		file_close(w);
 	if (w->hw && w->buf)
-		beat(w, 0);
-	if (w->fd >= 0)
-		close(w->fd);
-	w->fd = -1;
+		recw_beat(w, 0);
+	recf_release(w);
 	hook_unmap(w->buf, RECW_BUF);
 	hook_unmap(w->zbuf, RECW_ZPIECE);
 	hook_unmap(w->cnt, (size_t)w->hc.stack_cap * sizeof(rec_counts));
 	hook_unmap(w->written, (size_t)(w->hc.stack_cap + 7) / 8);
-	ZSTD_freeCCtx(w->zc);
 	recpairs_free(&w->pairs);
 	recheld_free(&w->held);
 	recheld_free(&w->dups);
 	recheld_free(&w->owed);
-	w->zc = NULL;
 	w->zbuf = NULL;
 	w->buf = NULL;
 	w->cnt = NULL;

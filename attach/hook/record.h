@@ -1,15 +1,18 @@
 /* record.h - the recording writer: drains a segment's event ring into
  * rotating files (core/recfmt.h) with the stacks and modules they need,
- * events encoded compactly and compressed with zstd on the writer's thread.
+ * events encoded compactly (record.c) and compressed with zstd on the
+ * writer's thread into the files, each poll's events reaching the file
+ * before the next poll (record_file.c: what a SIGKILL leaves).
  * Allocation-free (mmap'd buffers, zstd given mmap'd memory, plain
- * syscalls): the hook runs it on a
- * thread of its own (record_hook.c), mprof-tui --record from outside
- * (record_attach.c). One writer per segment. */
+ * syscalls): the hook runs it on a thread of its own (record_hook.c),
+ * mprof-tui --record from outside (record_attach.c). One writer per
+ * segment. */
 #ifndef MPROF_RECORD_H
 #define MPROF_RECORD_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "attach/segment.h"
 #include "core/recfmt.h"
@@ -18,6 +21,11 @@
  * each poll, is the time of most events (ring.c): fewer wake-ups cost the
  * program less (a writer shares the cores with it). */
 #define RECW_POLL_NS 10000000L
+/* The hook's writer takes each poll the staged events of any thread whose
+ * stage began this long ago (ring_sweep): at the coarse clock's tick, any
+ * begun before the current tick. */
+#define RECW_SWEEP_NS 1000000L
+#define RECW_ZPIECE (128u << 10)   /* the compressed frame goes to the file in pieces of this */
 #define RECW_DEFAULT_SIZE (100ull << 20)
 #define RECW_DEFAULT_FILES 10
 
@@ -138,6 +146,7 @@ typedef struct rec_writer {
 	seg_header hc;             /* its header as validated: bounds come from here */
 	seg_header *hw;            /* the live header: ring_read and rec_beat_ns are written */
 	char dir[4000];
+	int dirfd;                 /* dir, opened without following a symlink; -1: none */
 	int pid;
 	uint64_t max_size;         /* a file is closed past this many bytes */
 	unsigned max_files;        /* files kept; older ones are deleted */
@@ -149,15 +158,19 @@ typedef struct rec_writer {
 	size_t len;
 	uint8_t *zbuf;             /* mmap'd, RECW_ZPIECE bytes: a piece of a compressed ZSTD chunk */
 	void *zc;                  /* ZSTD_CCtx, on mmap'd memory */
-	int64_t flushed_ns;        /* when buf was last written out */
+	uint64_t frame_at;         /* file offset of the open ZSTD chunk, UINT64_MAX: none (record_file.c) */
+	uint64_t frame_raw, frame_z;   /* what it holds so far, raw and compressed */
+	int64_t frame_ns;          /* when it began */
+	int64_t frame_took_ns;     /* the time compressing it took */
 	int64_t busy_ns;           /* when a poll last found events */
 	int zlevel;                /* zstd level of the next frame */
 	int zcap;                  /* the highest level it may have now (record.c's z_ladder index) */
 	uint64_t raw_total, z_total;   /* bytes compressed, and what they took */
 	size_t ev_chunk;           /* offset of the open EVENTS chunk in buf, or SIZE_MAX */
 	uint32_t ev_count;
-	uint64_t ev_first;         /* position of the open chunk's first event */
-	uint64_t ev_time_us;       /* the encoder's running state in the open chunk */
+	int ev_run;                /* a run of EVENTS chunks is open in the frame: the next continues it */
+	uint64_t ev_first;         /* position of the run's first event */
+	uint64_t ev_time_us;       /* the encoder's running state in the run */
 	uint32_t ev_stack, ev_tid;
 	uint64_t ev_age;           /* the age of the chunk's last free that referred back */
 	rec_pairs pairs;
@@ -179,8 +192,50 @@ typedef struct rec_writer {
 	uint64_t events, lost, lost_said, tmax;
 	uint64_t waits_seen, wait_ns_seen, lost_seen;
 	rec_file_header fh;
+	uint32_t end_how;          /* what the last END says (enum rec_end_how): set before recw_close */
 	char err[256];             /* why it stopped */
 } rec_writer;
+
+/* The writer's clock (CLOCK_MONOTONIC since the segment began). */
+static inline int64_t recw_now(const rec_writer *w)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - w->hc.start_mono_ns;
+}
+
+/* The heartbeat: the event clock (coarse, as producers read it), which
+ * producers also take as their events' time (ring.c), so it is renewed
+ * through long polls and frames too; 0 (off): producers no longer wait. */
+static inline void recw_beat(rec_writer *w, int on)
+{
+	int64_t t = on ? seg_event_clock(&w->hc) : 0;
+	__atomic_store_n(&w->hw->rec_beat_ns, (uint64_t)(t > 0 ? t : 1) * (uint64_t)on, __ATOMIC_RELAXED);
+}
+
+/* record_file.c: the directory and the files, and the zstd stream into
+ * them.  Each returns 0, or -1 with w->err set and the writer stopped. */
+/* Opens dir (created if missing; never through a symlink) and removes
+ * this pid's files an earlier run left there. */
+int recf_dir(rec_writer *w, const char *dir);
+/* Makes the compressor (on the writer's own memory). */
+int recf_zinit(rec_writer *w);
+/* Creates file w->seq (new: an existing file is never truncated) and
+ * writes its header. */
+int recf_create(rec_writer *w);
+/* Compresses buf (whole chunks) into the open frame and writes it out as
+ * whole zstd blocks (ZSTD_e_flush); end: the frame ends (its header then
+ * says its lengths). */
+int recf_push(rec_writer *w, int end);
+/* Deletes file seq (rotated away). */
+void recf_remove(rec_writer *w, unsigned seq);
+/* Stops writing: w->err says why (what failed, and strerror(e)), also
+ * noted in the open file's header for the reader. Returns -1. */
+int recf_fail(rec_writer *w, const char *what, int e);
+/* Stops writing, w->err set by the caller: the file is left as it is. */
+int recf_stop(rec_writer *w);
+/* Closes what is open and frees the compressor. */
+void recf_release(rec_writer *w);
 
 /* Starts a recording of the segment at base (header copy hc, validated;
  * hw the writable header) into dir (created if missing; this pid's old

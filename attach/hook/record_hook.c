@@ -1,5 +1,6 @@
 /* record_hook.c - MPROF_RECORD=DIR inside the hook: a thread of its own
- * drains the ring into files (record.c). Its allocations pass through
+ * drains the ring into files (record.c), each poll's events pushed to the
+ * file as whole zstd blocks (record_file.c). Its allocations pass through
  * unrecorded (hook_quiet); it blocks every signal. Stopped at exit, where
  * the exiting thread drains what is left. The files rotate at
  * MPROF_RECORD_SIZE bytes, MPROF_RECORD_FILES kept. */
@@ -30,9 +31,12 @@ static void *writer_main(void *arg)
 	(void)arg;
 	hook_quiet();
 	while (!__atomic_load_n(&stop_req, __ATOMIC_ACQUIRE)) {
-		/* Threads gone quiet: their last events; and what is still staged,
-		 * so frees held for their allocation go out as soon as none can come. */
-		W.stage_low = ring_sweep(W.hw, NULL, RING_STAGE_NS);
+		/* Threads gone quiet: their last events, taken from any stage begun
+		 * before this clock tick, so that with this poll's push they are in
+		 * the file within a poll and a tick (what a SIGKILL can take:
+		 * record_file.c); and what is still staged, so frees held for their
+		 * allocation go out as soon as none can come. */
+		W.stage_low = ring_sweep(W.hw, NULL, RECW_SWEEP_NS);
 		long n = recw_poll(&W);
 		if (n < 0) {
 			char msg[320];

@@ -109,7 +109,7 @@ if within "$gd" "$ab"; then ok "sample 64 KiB: the dump's alloc bytes $gd within
 # would be 13.5 % short), and a file opened alone, from the writer's
 # checkpoint, ends where the whole recording does.
 cc $CFL -o "$TMP/big" "$P/rec_big.c" || not_ok "build rec_big"
-MPROF_SAMPLE=524288 MPROF_RECORD=$TMP/r8 MPROF_RECORD_SIZE=2048 LD_PRELOAD=$HOOK "$TMP/big" > /dev/null
+MPROF_SAMPLE=524288 MPROF_RECORD=$TMP/r8 MPROF_RECORD_SIZE=1536 MPROF_RECORD_FILES=5 LD_PRELOAD=$HOOK "$TMP/big" > /dev/null
 ga=$(row big_temp --alloc "$TMP/r8" | cut -d' ' -f2)
 if awk -v g="$ga" 'BEGIN { exit !(g >= 2880 && g <= 3120) }'; then ok "sample 512 KiB: big_temp's 3,000 x 1 MiB counted as $ga objects (within 4 %)"
 else not_ok "sample 512 KiB: big_temp's 3,000 x 1 MiB objects" "got $ga (13.5 % short is rounding per event)"; fi
@@ -281,5 +281,5 @@ expect_match "bad: a file cut short still opens and says so" "$OUT" 'files cut s
 run_status "$MPROF" --info "$DATA/recordings/peak-v1.rec"
 expect_eq "bad: a version 1 recording: status 2, nothing on stdout" "$STATUS $OUT" "2 "
 expect_eq "bad: a version 1 recording: one line saying so" "$ERR" \
-	"mprof-tui: $DATA/recordings/peak-v1.rec: offset 8: recording version 1, written by an earlier mprof: this one reads versions 2 to 4"
+	"mprof-tui: $DATA/recordings/peak-v1.rec: offset 8: recording version 1, written by an earlier mprof: this one reads versions 2 to 5"
 exit 0

@@ -4,7 +4,8 @@
 # after the fall no longer shows peak_fn, d diffs the mark and the cursor,
 # L lists what is alive at the end, T the temporary allocations, and a diff
 # marks the stacks that did not exist at the mark NEW and those that held
-# memory at the mark and hold none at the cursor GONE.
+# memory at the mark and hold none at the cursor GONE; a recording cut by a
+# SIGKILL says so on its status line.
 . "$(dirname "$0")/../lib.sh"
 . "$TOP/test/tmux.sh"
 HOOK=$TOP/libmprof.so
@@ -103,5 +104,19 @@ keys clear Enter "'$MPROF' '$TMP/moved.rec'" Enter
 check "rebuilt program: the status line says why names are missing" \
 	"1 module without symbols: $TMP/moved (build-id differs) (their frames show module+offset)"
 check "rebuilt program: its block under module + offset" "100 moved+0x"
+keys q
+
+# A process killed with SIGKILL: the status line says first where the
+# recording ends and why.
+cc -g -O1 -fno-omit-frame-pointer -o "$TMP/kill" "$TOP/test/progs/rec_kill.c" || not_ok "build rec_kill"
+MPROF_RECORD=$TMP/killed.rec LD_PRELOAD=$HOOK "$TMP/kill" "$TMP/kill.count" &
+pid=$!
+sleep 0.5
+kill -KILL "$pid"
+wait "$pid" 2> /dev/null
+keys clear Enter "'$MPROF' '$TMP/killed.rec'" Enter
+check "killed process: the status line says the recording was cut where the process ended without closing it" \
+	"Recording ends at 0."
+check "killed process: ... and why" "cut short: the process ended without closing it (killed: SIGKILL, the OOM killer)"
 keys q
 exit 0

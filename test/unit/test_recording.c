@@ -1,7 +1,8 @@
 /* test_recording.c - the recording format's decoder (core/recording*.c)
  * on files built here chunk by chunk: a valid one (counters, peak, a free
  * that refers back within its chunk and one across chunks, leaks), and
- * hostile ones: a chunk cut short, a corrupt zstd frame, a bad varint, a
+ * hostile ones: a chunk cut short, a frame that never ended (read as far
+ * as its whole blocks), a writer's note of why it stopped, a corrupt zstd frame, a bad varint, a
  * free referring to an allocation that does not exist, a recording of the
  * previous version (test/data/recordings/peak-v1.rec). Then the writer's
  * table of live allocations (attach/hook/record_pairs.c) against a plain
@@ -60,11 +61,14 @@ static void put_zstd(buf *f, const buf *raw)
 static uint32_t file_version = REC_VERSION;   /* what start() writes */
 static uint64_t age_last;   /* the stream's last free back in its chunk (version 4 writes the change) */
 
+static uint32_t ev_flags;   /* put_events' flags word (REC_EV_CONT) */
+
 static void put_events(buf *raw, const buf *stream, uint32_t count)
 {
-	age_last = 0;   /* the next stream starts afresh */
+	if (!ev_flags)
+		age_last = 0;   /* the next stream starts afresh, unless it continues a run */
 	uint8_t p[1 << 12];
-	uint32_t hd[2] = { count, 0 };
+	uint32_t hd[2] = { count, ev_flags };
 	memcpy(p, hd, 8);
 	memcpy(p + 8, stream->b, stream->n);
 	put_chunk(raw, REC_C_EVENTS, p, 8 + stream->n);
@@ -111,11 +115,11 @@ static void start(buf *f, buf *raw)
 	rec_file_header h = { 0 };
 	memcpy(h.magic, REC_MAGIC, 8);
 	h.version = file_version;
-	h.header_size = sizeof(h);
+	h.header_size = file_version >= REC_VERSION_STREAM ? sizeof(h) : REC_HEADER_V4_SIZE;   /* no `stopped` before */
 	h.pid = 4242;
 	h.seq = 1;
 	f->n = raw->n = 0;
-	put(f, &h, sizeof(h));
+	put(f, &h, h.header_size);
 	uint8_t st[8 + 8 + 16] = { 0 };
 	uint32_t cnt = 1, sd[2] = { 0, 2 };
 	uint64_t pcs[2] = { 0x401000, 0x401100 };
@@ -139,6 +143,8 @@ static recording *open_buf(const buf *f, prof_error *err)
 	return rec_open(dir, 1, err);
 }
 
+static uint64_t valid_how;   /* what valid()'s END says (enum rec_end_how) */
+
 /* A run of two chunks: 3 allocations (100, 200, 300 bytes), the 200 freed
  * within its chunk; then the 100 freed from the next chunk. */
 static void valid(buf *f)
@@ -156,7 +162,7 @@ static void valid(buf *f)
 	raw.n = s.n = 0;
 	ev_free_far(&s, 0, 100, 4);   /* event 4 frees event 0 */
 	put_events(&raw, &s, 1);
-	rec_end e = { 5, 2000000 };
+	rec_end e = { 5, 2000000, valid_how };
 	put_chunk(&raw, REC_C_END, &e, sizeof(e));
 	put_zstd(f, &raw);
 }
@@ -204,7 +210,17 @@ static void test_valid(void **state)
 	rec_close(r);
 }
 
-/* Version 3 said a free's count back itself: such a file reads the same. */
+/* rec_lifetimes pairs n frees of stack 0 with their allocations. */
+static void expect_freed(recording *r, uint64_t n)
+{
+	rec_life *life = rec_lifetimes(r, 2, 0);
+	assert_non_null(life);
+	assert_int_equal(life[0].freed, n);
+	free(life);
+}
+
+/* Version 3 said a free's count back itself, under the 560-byte header of
+ * the versions before 5: such a file reads the same. */
 static void test_valid_v3(void **state)
 {
 	(void)state;
@@ -214,10 +230,7 @@ static void test_valid_v3(void **state)
 	assert_int_equal(r->end_ev, 5);
 	assert_int_equal(r->peak, 600);
 	assert_int_equal(r->cur_inuse, 300);
-	rec_life *life = rec_lifetimes(r, 2, 0);
-	assert_non_null(life);
-	assert_int_equal(life[0].freed, 2);
-	free(life);
+	expect_freed(r, 2);
 	rec_close(r);
 }
 
@@ -231,9 +244,9 @@ static void test_cut_chunk(void **state)
 	rec_close(r);
 }
 
-/* A ZSTD chunk still being written (its frame on the disk, its header
- * not yet: the writer's placeholder runs past the end of the file) reads
- * as a file cut short before it. */
+/* A ZSTD chunk whose header was not yet given its lengths (the writer
+ * killed between its frame's end and that write): its frame is whole, and
+ * reads in full; the file is said cut (no END would say it was closed). */
 static void test_chunk_being_written(void **state)
 {
 	(void)state;
@@ -247,8 +260,61 @@ static void test_chunk_being_written(void **state)
 	recording *r = open_buf(&f, &err);
 	assert_non_null(r);
 	assert_int_equal(r->truncated, 1);
+	assert_int_equal(r->end_ev, 5);
+	assert_int_equal(r->cur_inuse, 300);
+	rec_close(r);
+}
+
+/* A streamed frame (version 5) that never ended: two pushes, each ended
+ * with ZSTD_e_flush (whole blocks), its header still the placeholder.
+ * Cut inside the second push's block, the first push's events read; whole,
+ * both do; either way the recording is open (no END, no note). */
+static void stream_file(buf *f, size_t cut)
+{
+	static buf raw, s;
+	start(f, &raw);
+	uint32_t hd[4] = { REC_C_ZSTD, UINT32_MAX, 0, 0 };
+	put(f, hd, 16);
+	s.n = 0;
+	ev_alloc(&s, 0, 100, 1000);
+	ev_alloc(&s, 0, 200, 0);
+	ev_alloc(&s, 0, 300, 0);
+	ev_free_back(&s, 2);
+	put_events(&raw, &s, 4);
+	ZSTD_CCtx *c = ZSTD_createCCtx();
+	ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+	for (int push = 0; push < 2; push++) {
+		uint8_t z[1 << 14];
+		ZSTD_inBuffer in = { raw.b, raw.n, 0 };
+		ZSTD_outBuffer out = { z, sizeof(z), 0 };
+		assert_int_equal(ZSTD_compressStream2(c, &out, &in, ZSTD_e_flush), 0);
+		put(f, z, push ? out.pos - cut : out.pos);
+		raw.n = s.n = 0;
+		ev_free_far(&s, 0, 100, 4);
+		put_events(&raw, &s, 1);
+	}
+	ZSTD_freeCCtx(c);
+}
+
+static void test_stream_cut(void **state)
+{
+	(void)state;
+	static buf f;
+	prof_error err = { 0 };
+	stream_file(&f, 3);
+	recording *r = open_buf(&f, &err);
+	assert_non_null(r);
+	assert_int_equal(r->truncated, 1);
 	assert_int_equal(r->end_ev, 4);
 	assert_int_equal(r->cur_inuse, 400);
+	assert_int_equal(rec_end_how(r), REC_END_OPEN);
+	rec_close(r);
+	stream_file(&f, 0);
+	r = open_buf(&f, &err);
+	assert_non_null(r);
+	assert_int_equal(r->end_ev, 5);
+	assert_int_equal(r->cur_inuse, 300);
+	assert_int_equal(rec_end_how(r), REC_END_OPEN);
 	rec_close(r);
 }
 
@@ -261,6 +327,87 @@ static void expect_refused(const buf *f, const char *what)
 		print_error("message: %s\nwanted: %s\n", err.msg, what);
 		fail();
 	}
+}
+
+/* A run of two EVENTS chunks (the second REC_EV_CONT, a WAIT between):
+ * the second's free refers back into the first, its state goes on; seeks
+ * and lifetimes decode the run through the cursor. A chunk that continues
+ * nothing (the first of its frame) is refused. */
+static void test_run(void **state)
+{
+	(void)state;
+	static buf f, raw, s;
+	prof_error err = { 0 };
+	start(&f, &raw);
+	s.n = 0;
+	ev_alloc(&s, 0, 100, 1000);
+	ev_alloc(&s, 0, 200, 0);
+	put_events(&raw, &s, 2);
+	rec_wait w = { 0 };
+	put_chunk(&raw, REC_C_WAIT, &w, sizeof(w));
+	s.n = 0;
+	ev_flags = REC_EV_CONT;
+	ev_free_back(&s, 2);   /* event 2 frees event 0, in the first chunk */
+	ev_alloc(&s, 0, 300, 500);
+	put_events(&raw, &s, 2);
+	ev_flags = 0;
+	rec_end e = { 4, 3000000, 0 };
+	put_chunk(&raw, REC_C_END, &e, sizeof(e));
+	put_zstd(&f, &raw);
+	recording *r = open_buf(&f, &err);
+	assert_non_null(r);
+	assert_int_equal(r->end_ev, 4);
+	assert_int_equal(r->cur_inuse, 500);
+	assert_int_equal(r->end_time, 1500000);   /* 1000 us, then 500 more: the time went on */
+	rec_seek(r, 3);
+	assert_int_equal(r->cur_inuse, 200);
+	rec_seek(r, 1);
+	assert_int_equal(r->cur_inuse, 100);
+	rec_seek(r, 4);
+	assert_int_equal(r->cur_inuse, 500);
+	expect_freed(r, 1);
+	rec_close(r);
+	start(&f, &raw);
+	s.n = 0;
+	ev_alloc(&s, 0, 100, 1000);
+	ev_flags = REC_EV_CONT;
+	put_events(&raw, &s, 1);
+	ev_flags = 0;
+	put_zstd(&f, &raw);
+	expect_refused(&f, "an event chunk continues none");
+}
+
+/* A writer that gave up notes why in the header, and a recorder outside
+ * says in the END that the process was killed: the reader says each. */
+static void test_stopped_note(void **state)
+{
+	(void)state;
+	static buf f;
+	prof_error err = { 0 };
+	valid(&f);
+	recording *r = open_buf(&f, &err);
+	assert_non_null(r);
+	assert_int_equal(rec_end_how(r), REC_END_CLOSED);
+	rec_close(r);
+	valid_how = REC_HOW_KILLED;   /* a recorder outside saw the process end without exiting */
+	valid(&f);
+	valid_how = REC_HOW_CLOSED;
+	r = open_buf(&f, &err);
+	assert_non_null(r);
+	assert_int_equal(rec_end_how(r), REC_END_KILLED);
+	rec_close(r);
+	stream_file(&f, 3);
+	const char *why = "d/mprof-4242.000001.rec: offset 9000: write: No space left on device";
+	memcpy(f.b + offsetof(rec_file_header, stopped), why, strlen(why));
+	r = open_buf(&f, &err);
+	assert_non_null(r);
+	assert_int_equal(rec_end_how(r), REC_END_STOPPED);
+	assert_string_equal(rec_end_reason(r), why);
+	char line[400];
+	rec_end_text(r, 0, line, sizeof(line));
+	assert_non_null(strstr(line, "cut short: the recorder could not go on: d/mprof-4242.000001.rec: offset 9000: write: "
+				     "No space left on device"));
+	rec_close(r);
 }
 
 static void test_corrupt_zstd(void **state)
@@ -313,7 +460,7 @@ static void test_age_deltas(void **state)
 	ev_free_back(&s, 3);   /* event 10 frees event 7 (80 B) */
 	ev_free_back(&s, 7);   /* event 11 frees event 4 (50 B) */
 	put_events(&raw, &s, 12);
-	rec_end e = { 12, 2000000 };
+	rec_end e = { 12, 2000000, 0 };
 	put_chunk(&raw, REC_C_END, &e, sizeof(e));
 	put_zstd(&f, &raw);
 	prof_error err = { 0 };
@@ -355,7 +502,7 @@ static void test_old_version(void **state)
 	recording *r = rec_open("test/data/recordings/peak-v1.rec", 1, &err);
 	assert_null(r);
 	assert_string_equal(err.msg, "test/data/recordings/peak-v1.rec: offset 8: recording version 1, written by an "
-				     "earlier mprof: this one reads versions 2 to 4");
+				     "earlier mprof: this one reads versions 2 to 5");
 }
 
 /* The writer's live allocations against a plain array, through growth. */
@@ -431,6 +578,9 @@ int main(void)
 		cmocka_unit_test(test_age_deltas),
 		cmocka_unit_test(test_cut_chunk),
 		cmocka_unit_test(test_chunk_being_written),
+		cmocka_unit_test(test_stream_cut),
+		cmocka_unit_test(test_stopped_note),
+		cmocka_unit_test(test_run),
 		cmocka_unit_test(test_corrupt_zstd),
 		cmocka_unit_test(test_bad_varint),
 		cmocka_unit_test(test_free_nowhere),
