@@ -117,8 +117,10 @@ int seg_allocs_copy(const void *data, size_t len, seg_alloc *out, int cap)
 	return (int)n;
 }
 
-/* Maps path (writable: for seg_sample requests) after the checks below. */
-static int seg_map_path(seg_map *m, const char *path, seg_header *hc, int writable, prof_error *err)
+/* Maps path (writable: for seg_sample requests) after the checks below;
+ * *young is set when the file looks like a segment its hook is still
+ * making (shorter than a header, or no magic yet: it is written last). */
+static int seg_map_once(seg_map *m, const char *path, seg_header *hc, int writable, int *young, prof_error *err)
 {
 	memset(m, 0, sizeof(*m));
 	snprintf(m->name, sizeof(m->name), "%s", path);
@@ -138,10 +140,11 @@ static int seg_map_path(seg_map *m, const char *path, seg_header *hc, int writab
 	else if ((st.st_mode & 07777) != 0600)
 		prof_errorf(err, "%s: mode %04o, not 0600: refused (others could change what it says)", path,
 			    (unsigned)(st.st_mode & 07777));
-	else if (st.st_size < (off_t)sizeof(seg_header))
+	else if (st.st_size < (off_t)sizeof(seg_header)) {
 		prof_errorf(err, "%s: offset 0: %lld bytes, too short for a segment header", path,
 			    (long long)st.st_size);
-	else
+		*young = 1;
+	} else
 		trusted = 1;
 	if (!trusted) {
 		close(fd);
@@ -157,12 +160,29 @@ static int seg_map_path(seg_map *m, const char *path, seg_header *hc, int writab
 	 * is written to the mapping afterwards. */
 	seg_header own;
 	if (header_copy(hc ? hc : &own, p, (size_t)st.st_size, path, err)) {
+		static const char none[8];
+		*young = !memcmp(p, none, sizeof(none));
 		munmap(p, (size_t)st.st_size);
 		return -1;
 	}
 	m->h = p;
 	m->len = (size_t)st.st_size;
 	return 0;
+}
+
+/* A process just started under the hook (mprof-tui -- CMD, or a script
+ * that attaches as soon as the file shows) may still be making its
+ * segment: it is waited for, 1 s at most, before the refusal. */
+static int seg_map_path(seg_map *m, const char *path, seg_header *hc, int writable, prof_error *err)
+{
+	for (int tries = 0;; tries++) {
+		int young = 0;
+		if (!seg_map_once(m, path, hc, writable, &young, err))
+			return 0;
+		if (!young || tries == 100)
+			return -1;
+		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+	}
 }
 
 int seg_open_path(seg_map *m, const char *path, seg_header *hc, prof_error *err)

@@ -87,6 +87,23 @@ if [ "$(id -u)" = 0 ]; then
 	chown 65534 $FAKE
 	corrupt "another owner" "owned by uid 65534, not by you \(uid 0\): refused$"
 fi
+# A segment its hook is still making (all zeros: the magic is written last)
+# is waited for, not refused: here it is made whole 0.3 s later.
+python3 -c 'import struct, sys; d = bytearray(open(sys.argv[1], "rb").read()); d[24:32] = struct.pack("<q", int(sys.argv[3])); open(sys.argv[2], "wb").write(d)' \
+	"$TMP/seg.copy" "$TMP/seg.young" $SPID
+rm -f $FAKE
+head -c "$(stat -c %s "$TMP/seg.young")" /dev/zero > $FAKE && chmod 600 $FAKE
+(sleep 0.3; dd if="$TMP/seg.young" of=$FAKE conv=notrunc status=none) &
+run_status "$MPROF" --snapshot $SPID -o "$TMP/young.pro"
+wait $!
+# (the sleep is no hooked process: the snapshot says it holds what was left)
+expect_match "a segment still being made is waited for, then read" "$STATUS $ERR" \
+	"^0 mprof-tui: note: process $SPID .*; $TMP/young.pro holds what its hook left$"
+run_status "$MPROF" --top=flat "$TMP/young.pro"
+expect_eq "... its snapshot opens" "$STATUS" 0
+head -c 100 /dev/zero > $FAKE
+run_status "$MPROF" --attach $SPID
+expect_match "one never made is refused after the wait" "$STATUS $ERR" "^2 mprof-tui: $FAKE: offset 0: 100 bytes, too short for a segment header$"
 rm -f $FAKE
 run_status "$MPROF" --attach $SPID --interval 5
 expect_eq "attach: --interval below 10 ms exits 2" "$STATUS" 2
