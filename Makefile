@@ -140,7 +140,7 @@ fuzz:
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/man/man3 $(DESTDIR)$(PREFIX)/share/man/man5
-	install -m 755 mprof-tui $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(TUI_BIN) $(DESTDIR)$(PREFIX)/bin/
 	if [ -f libmprof.so ]; then install -m 755 libmprof.so $(DESTDIR)$(PREFIX)/lib/; fi
 	install -m 644 man/mprof-tui.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/mprof-pro.5 $(DESTDIR)$(PREFIX)/share/man/man5/
