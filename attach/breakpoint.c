@@ -9,9 +9,9 @@
  * whatever it did meanwhile): disarmed, with DR7 read back as 0, and
  * resumed into its own signal delivery, where it stops on each queued trap
  * of ours before running any code of its own, until none is queued; the
- * traps are dropped.  Threads created meanwhile inherit no debug register
- * (the kernel clears them on clone) and are not traced until seized.
- * x86_64 only. */
+ * traps are dropped.  A thread created meanwhile is not traced until
+ * seized; cloned by an armed thread, it inherits no breakpoint (the kernel
+ * clears them) but the DR7 value, cleared too.  x86_64 only. */
 #if defined(__x86_64__)
 #include "attach/inject_int.h"
 
@@ -32,6 +32,16 @@ void inj_bp_arm(session *s, size_t i, uint64_t at)
 	s->clear[i] |= TOUCHED;   /* even a failed write leaves the queue to check */
 	if (!ptrace(PTRACE_POKEUSER, t, DR(0), (void *)at) && !ptrace(PTRACE_POKEUSER, t, DR(7), (void *)1L))
 		s->clear[i] |= ARMED;
+}
+
+/* A thread just seized whose DR7 is not 0 (one cloned by an armed thread
+ * inherits the value, though not the breakpoint): cleared before it goes. */
+void inj_bp_seized(session *s, size_t k)
+{
+	errno = 0;
+	long dr7 = ptrace(PTRACE_PEEKUSER, s->tids[k], DR(7), NULL);
+	if (dr7 || errno)
+		s->clear[k] |= TOUCHED;
 }
 
 /* DR7, DR0 and DR6 zero, DR7 read back: 0, or -1 (errno set). */

@@ -95,6 +95,8 @@ int inj_wait_stop(session *s, size_t k);
  * thread i left with no breakpoint and no trap of ours queued (0, 1 gone,
  * -1 could not). */
 void inj_bp_arm(session *s, size_t i, uint64_t at);
+/* A thread just seized with a debug control register set: touched. */
+void inj_bp_seized(session *s, size_t k);
 void inj_bp_disarm(session *s, size_t i);
 int inj_bp_hit(pid_t t);
 int inj_bp_quiet(session *s, size_t i);

@@ -354,6 +354,8 @@ static int stop_all(session *s, prof_error *err)
 			}
 			if (w > 0)
 				s->tids[k] = -t;   /* gone: kept so it is not seized again */
+			else
+				inj_bp_seized(s, k);
 			added = 1;
 		}
 		closedir(d);
@@ -449,7 +451,7 @@ int inj_stop_safe(session *s, prof_error *err)
 		if (stop_all(s, err))
 			return -1;
 		for (size_t i = 0; i < s->n; i++)
-			s->clear[i] = 0;
+			s->clear[i] &= TOUCHED;
 		long t1 = inj_now_ms();
 		for (int t = 0; t < TRIES && inj_now_ms() - t1 < hold; t++) {
 			/* The busy ones run on together, then stop again. */

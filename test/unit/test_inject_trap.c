@@ -5,7 +5,9 @@
  * queued behind it).  Made here in a real child: it queues such a trap on
  * itself with SIGTRAP blocked, is seized and interrupted, and the tracer
  * unblocks SIGTRAP (PTRACE_SETSIGMASK).  The program's own signals, a
- * SIGTRAP of its own included, reach it as before.  x86_64 only. */
+ * SIGTRAP of its own included, reach it as before.  A thread cloned by
+ * an armed one, which carries its DR7 value, is let go with DR7 0.
+ * x86_64 only. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,11 +16,13 @@
 
 #if defined(__x86_64__)
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -140,12 +144,103 @@ static void test_program_trap_kept(void **state)
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 7);   /* its own SIGTRAP came */
 }
 
+#define DR(n) ((void *)offsetof(struct user, u_debugreg[n]))
+
+static int cfd[2], nfd[2];
+
+static void *clone_idle(void *a)
+{
+	(void)a;
+	pid_t me = (pid_t)syscall(SYS_gettid);
+	if (write(nfd[1], &me, sizeof(me)) != sizeof(me))
+		_exit(9);
+	for (;;)
+		pause();
+}
+
+/* Says its tid, waits for a word, then creates a thread. */
+static void *clone_maker(void *a)
+{
+	(void)a;
+	pid_t me = (pid_t)syscall(SYS_gettid);
+	char b;
+	if (write(nfd[1], &me, sizeof(me)) != sizeof(me) || read(cfd[0], &b, 1) != 1)
+		_exit(9);
+	pthread_t t;
+	pthread_create(&t, NULL, clone_idle, NULL);
+	for (;;)
+		pause();
+}
+
+/* Seizes and stops thread t into a one-thread session. */
+static void seize_one(session *s, pid_t *tid, int *sig, uint8_t *flags, pid_t pid, pid_t t)
+{
+	assert_int_equal(ptrace(PTRACE_SEIZE, t, NULL, NULL), 0);
+	assert_int_equal(ptrace(PTRACE_INTERRUPT, t, NULL, NULL), 0);
+	int st;
+	assert_int_equal(waitpid(t, &st, __WALL), t);
+	memset(s, 0, sizeof(*s));
+	*tid = t;
+	*sig = 0;
+	*flags = 0;
+	s->pid = pid;
+	s->tids = tid;
+	s->sigs = sig;
+	s->clear = flags;
+	s->n = 1;
+}
+
+/* A thread created by an armed thread carries its DR7 value: seized, it is
+ * let go with DR7 0. */
+static void test_clone_dr7_cleared(void **state)
+{
+	(void)state;
+	assert_int_equal(pipe(cfd), 0);
+	assert_int_equal(pipe(nfd), 0);
+	pid_t c = fork();
+	assert_true(c >= 0);
+	if (!c) {
+		pthread_t t;
+		pthread_create(&t, NULL, clone_maker, NULL);
+		for (;;)
+			pause();
+	}
+	pid_t m, n, tid;
+	int sig;
+	uint8_t flags;
+	session s;
+	assert_int_equal(read(nfd[0], &m, sizeof(m)), sizeof(m));
+	seize_one(&s, &tid, &sig, &flags, c, m);
+	inj_bp_arm(&s, 0, (uint64_t)(uintptr_t)test_clone_dr7_cleared);   /* never run there */
+	assert_true(flags & ARMED);
+	assert_int_equal(ptrace(PTRACE_CONT, m, NULL, NULL), 0);
+	assert_int_equal(write(cfd[1], "c", 1), 1);
+	assert_int_equal(read(nfd[0], &n, sizeof(n)), sizeof(n));
+	assert_int_equal(ptrace(PTRACE_INTERRUPT, m, NULL, NULL), 0);
+	assert_int_equal(inj_wait_stop(&s, 0), 0);
+	inj_release(&s);
+
+	seize_one(&s, &tid, &sig, &flags, c, n);
+	errno = 0;
+	long inherited = ptrace(PTRACE_PEEKUSER, n, DR(7), NULL);
+	inj_bp_seized(&s, 0);
+	inj_release(&s);
+	seize_one(&s, &tid, &sig, &flags, c, n);
+	long after = ptrace(PTRACE_PEEKUSER, n, DR(7), NULL);
+	ptrace(PTRACE_DETACH, n, NULL, NULL);
+	kill(c, SIGKILL);
+	waitpid(c, NULL, 0);
+	assert_int_equal(inherited, 1);   /* what the kernel copies at clone */
+	assert_int_equal(after, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_queued_trap_dropped),
 		cmocka_unit_test(test_program_signal_kept),
 		cmocka_unit_test(test_program_trap_kept),
+		cmocka_unit_test(test_clone_dr7_cleared),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
