@@ -224,12 +224,15 @@ static void peek_str(pid_t tid, uint64_t addr, char *buf, size_t cap)
 	buf[k] = 0;
 }
 
-/* Lets the other threads run (a lock one holds may block the call). */
+/* Lets the other threads run (a lock one holds may block the call), with
+ * the signals they were stopped on. */
 static void others_run(session *s, pid_t tid)
 {
 	for (size_t i = 0; i < s->n; i++)
-		if (s->tids[i] != tid)
-			ptrace(PTRACE_CONT, s->tids[i], NULL, NULL);
+		if (s->tids[i] != tid) {
+			ptrace(PTRACE_CONT, s->tids[i], NULL, (void *)(long)s->sigs[i]);
+			s->sigs[i] = 0;
+		}
 	s->others_running = 1;
 }
 

@@ -4,4 +4,4 @@
 # then redirects the program's GOT slots and patches the entry points of the
 # allocators interposition does not reach (allocranges.c keeps the safe
 # point out of their code, with the hook's rules in allocfam.c).
-CONSUMER_SRC += attach/inject.c attach/safepoint.c attach/allocator.c attach/allocranges.c attach/hook/allocfam.c
+CONSUMER_SRC += attach/inject.c attach/safepoint.c attach/breakpoint.c attach/allocator.c attach/allocranges.c attach/hook/allocfam.c

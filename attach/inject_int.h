@@ -42,14 +42,15 @@ typedef struct fsym {
 	int alloc;
 } fsym;
 
-enum { CLEAR = 1, ARMED = 2 };
+enum { CLEAR = 1, ARMED = 2, TOUCHED = 4 };
 
 typedef struct session {
 	int pid;
 	pid_t *tids;
 	int *sigs;            /* signal to give back when letting the thread go */
 	uint8_t *clear;       /* CLEAR: seen outside the allocator and stopped since;
-				 ARMED: a debug register is set (see arm) */
+				 ARMED: a debug register is set (breakpoint.c);
+				 TOUCHED: armed since its queue was last drained */
 	size_t n, cap;
 	vmap *maps;
 	size_t nmaps;
@@ -89,6 +90,16 @@ int inj_ranges_build(session *s, char *libc, size_t libc_len);
 int inj_alloc_ranges(session *s, const char *exe);
 /* Waits for thread k's stop: 0 stopped, 1 the thread is gone, -1 the process. */
 int inj_wait_stop(session *s, size_t k);
+/* breakpoint.c: a breakpoint at `at` for stopped thread i; its removal
+ * (the queue left as it is); 1 when stopped thread t took a trap of ours;
+ * thread i left with no breakpoint and no trap of ours queued (0, 1 gone,
+ * -1 could not). */
+void inj_bp_arm(session *s, size_t i, uint64_t at);
+/* A thread just seized with a debug control register set: touched. */
+void inj_bp_seized(session *s, size_t k);
+void inj_bp_disarm(session *s, size_t i);
+int inj_bp_hit(pid_t t);
+int inj_bp_quiet(session *s, size_t i);
 /* Lets every thread go, with their signals and without breakpoints. */
 void inj_release(session *s);
 /* Stops the process at a moment no thread is busy (see safepoint.c). */

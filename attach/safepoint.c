@@ -251,56 +251,37 @@ static int has_tid(const session *s, pid_t t)
 }
 
 /* Waits for tid's stop after an interrupt; remembers a signal it was about
- * to receive.  0 stopped, 1 the thread is gone, -1 the process is gone. */
+ * to receive (a trap of our breakpoint is dropped).  0 stopped, 1 the
+ * thread is gone, -1 the process is gone. */
 int inj_wait_stop(session *s, size_t k)
 {
 	for (;;) {
 		int st;
 		pid_t r = waitpid(s->tids[k], &st, __WALL);
+		if (r < 0 && errno == EINTR)
+			continue;
 		if (r < 0)
-			return errno == EINTR ? 0 : 1;
+			return 1;
 		if (WIFEXITED(st) || WIFSIGNALED(st))
 			return s->tids[k] == s->pid ? -1 : 1;
 		if (WIFSTOPPED(st)) {
 			int sig = WSTOPSIG(st);
-			if ((st >> 16) == 0 && sig != SIGTRAP && sig != SIGSTOP)
+			if ((st >> 16) == 0 && sig != SIGSTOP &&
+			    !(sig == SIGTRAP && (s->clear[k] & TOUCHED) && inj_bp_hit(s->tids[k])))
 				s->sigs[k] = sig;   /* signal-delivery-stop: give it back later */
 			return 0;
 		}
 	}
 }
 
-/* A busy thread is let run to the address where it leaves the allocator
- * (the return address of its outermost allocator frame): an execution
- * breakpoint in the thread's own debug registers (DR0, enabled in DR7), so
- * no other thread and no code is touched.  Its SIGTRAP stops it for us and
- * is never delivered (wait_stop drops it). */
-static void arm(session *s, size_t i, uint64_t at)
-{
-	pid_t t = s->tids[i];
-	if (!ptrace(PTRACE_POKEUSER, t, (void *)offsetof(struct user, u_debugreg[0]), (void *)at) &&
-	    !ptrace(PTRACE_POKEUSER, t, (void *)offsetof(struct user, u_debugreg[7]), (void *)1L))
-		s->clear[i] |= ARMED;
-}
-
-/* Clears the breakpoint (the thread is stopped); never left set on a thread
- * let go, where its trap would kill the process. */
-static void disarm(session *s, size_t i)
-{
-	if (!(s->clear[i] & ARMED))
-		return;
-	pid_t t = s->tids[i] < 0 ? -s->tids[i] : s->tids[i];
-	ptrace(PTRACE_POKEUSER, t, (void *)offsetof(struct user, u_debugreg[7]), (void *)0L);
-	ptrace(PTRACE_POKEUSER, t, (void *)offsetof(struct user, u_debugreg[6]), (void *)0L);
-	s->clear[i] &= (uint8_t)~ARMED;
-}
-
-/* Lets every thread go, with the signals they were stopped on. */
+/* Lets every thread go, with the signals they were stopped on, and with
+ * no breakpoint set or trap of ours queued (breakpoint.c). */
 void inj_release(session *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
-		disarm(s, i);
-		ptrace(PTRACE_DETACH, s->tids[i], NULL, (void *)(long)s->sigs[i]);
+		inj_bp_quiet(s, i);
+		if (s->tids[i] > 0)
+			ptrace(PTRACE_DETACH, s->tids[i], NULL, (void *)(long)s->sigs[i]);
 	}
 	s->n = 0;
 }
@@ -373,6 +354,8 @@ static int stop_all(session *s, prof_error *err)
 			}
 			if (w > 0)
 				s->tids[k] = -t;   /* gone: kept so it is not seized again */
+			else
+				inj_bp_seized(s, k);
 			added = 1;
 		}
 		closedir(d);
@@ -468,7 +451,7 @@ int inj_stop_safe(session *s, prof_error *err)
 		if (stop_all(s, err))
 			return -1;
 		for (size_t i = 0; i < s->n; i++)
-			s->clear[i] = 0;
+			s->clear[i] &= TOUCHED;
 		long t1 = inj_now_ms();
 		for (int t = 0; t < TRIES && inj_now_ms() - t1 < hold; t++) {
 			/* The busy ones run on together, then stop again. */
@@ -476,17 +459,20 @@ int inj_stop_safe(session *s, prof_error *err)
 			for (size_t i = 0; i < s->n; i++) {
 				if ((s->clear[i] & CLEAR) || s->tids[i] <= 0)
 					continue;
-				uint64_t leave;
-				if (!thread_busy(s, s->tids[i], &leave)) {
-					disarm(s, i);
+				/* No breakpoint or trap of ours left on it, whatever it does next. */
+				int q = inj_bp_quiet(s, i);
+				if (q > 0) {
+					s->tids[i] = -s->tids[i];
+					continue;
+				}
+				uint64_t leave = 0;
+				if (!q && !thread_busy(s, s->tids[i], &leave)) {
 					s->clear[i] = CLEAR;
 					continue;
 				}
 				busy = 1;
 				if (leave)
-					arm(s, i, leave);
-				else
-					disarm(s, i);
+					inj_bp_arm(s, i, leave);
 				ptrace(PTRACE_CONT, s->tids[i], NULL, (void *)(long)s->sigs[i]);
 				s->sigs[i] = 0;
 			}
