@@ -4,7 +4,7 @@
 # to what eu-addr2line -f -i -C says for pc-1 (inline levels included), and
 # function, line and module granularity must carry the exact bytes.
 . "$(dirname "$0")/../lib.sh"
-DUMP=$TOP/build/tools/sym_dump
+DUMP=$TOP/${B:-build}/tools/sym_dump
 P=$TOP/test/progs
 if ! command -v eu-addr2line > /dev/null || ! command -v g++ > /dev/null; then
 	echo "ok - # SKIP eu-addr2line or g++ missing"

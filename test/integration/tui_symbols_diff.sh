@@ -186,7 +186,7 @@ expect_match "the callee new_node is inlined into make_nodes, shown at its call 
 # l: the inline chain as eu-addr2line -f -i -C prints it for pc-1, then the source.
 keys Escape l
 check "l opens the source pane of make_nodes" "Source of make_nodes"
-off=$("$TOP/build/tools/sym_dump" "$TMP/out.pro" | awk -F'\t' '$5 ~ /^new_node@.*\| make_nodes@/ {print $3; exit}')
+off=$("$TOP/${B:-build}/tools/sym_dump" "$TMP/out.pro" | awk -F'\t' '$5 ~ /^new_node@.*\| make_nodes@/ {print $3; exit}')
 eu-addr2line -f -i -C -e "$TMP/sym_app" "$off" | sed -e 's/ inlined at .*//' -e 's/:\([0-9]*\):[0-9]*$/:\1/' > "$TMP/want_chain"
 screen | sed -n "4,$((3 + $(wc -l < "$TMP/want_chain")))p" | sed 's/ *$//' > "$TMP/got_chain"
 expect_file_eq "l: the chain equals eu-addr2line -f -i -C for pc-1 ($off)" "$TMP/got_chain" "$TMP/want_chain"
