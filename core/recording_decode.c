@@ -136,8 +136,9 @@ int rec_decode_events(const uint8_t *p, size_t len, uint32_t count, uint64_t fir
 				DBAD("event %u: free refers to an allocation %lld events back", i, (long long)a);
 			x = age = (uint64_t)a;
 		}
-		const rec_event *a = out + ((ptrdiff_t)i - (ptrdiff_t)x);   /* in the run: prior events before out */
-		if (x > i + prior || a->kind != REC_EV_ALLOC)
+		/* In the run: prior events before out. Bounded before the pointer is made. */
+		const rec_event *a = x <= i + prior ? out + ((ptrdiff_t)i - (ptrdiff_t)x) : NULL;
+		if (!a || a->kind != REC_EV_ALLOC)
 			DBAD("event %u: free refers to event %llu back, not an allocation in its chunk", i,
 			     (unsigned long long)x);
 		e->kind = REC_EV_FREE;
