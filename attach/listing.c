@@ -88,6 +88,17 @@ static int pid_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+int listing_seg_pid(const char *name)
+{
+	char *end;
+	if (strncmp(name, "mprof-", 6))
+		return -1;
+	long pid = strtol(name + 6, &end, 10);
+	if (*end || end == name + 6 || pid <= 0 || pid > INT32_MAX)
+		return -1;
+	return (int)pid;
+}
+
 int listing_scan(const char *dir, int (*fn)(listing_entry *e, void *ctx), void *ctx)
 {
 	DIR *d = opendir(dir);
@@ -97,15 +108,12 @@ int listing_scan(const char *dir, int (*fn)(listing_entry *e, void *ctx), void *
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 	while ((de = readdir(d))) {
-		char *end;
-		if (strncmp(de->d_name, "mprof-", 6))
-			continue;
-		long pid = strtol(de->d_name + 6, &end, 10);
-		if (*end || pid <= 0 || pid > INT32_MAX || end == de->d_name + 6)
+		int pid = listing_seg_pid(de->d_name);
+		if (pid < 0)
 			continue;
 		if (vec_grow((void **)&pids, &cap, n + 1, sizeof(*pids)))
 			break;
-		pids[n++] = (int)pid;
+		pids[n++] = pid;
 	}
 	closedir(d);
 	if (n)

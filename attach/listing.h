@@ -39,6 +39,8 @@ void listing_describe(const listing_entry *e, listing_text *t);
 /* Calls fn for every segment in dir in pid order (its entry open for the
  * call). Returns the number of segments, or -1 when dir cannot be read
  * (errno set). fn returning nonzero stops the walk. */
+/* The pid a /dev/shm entry named mprof-PID is for, or -1 for any other name. */
+int listing_seg_pid(const char *name);
 int listing_scan(const char *dir, int (*fn)(listing_entry *e, void *ctx), void *ctx);
 
 /* Lists to out, notes (removed, unreadable) to note; dir is /dev/shm

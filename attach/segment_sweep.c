@@ -41,11 +41,8 @@ int listing_sweep(const char *dir)
 	int removed = 0;
 	struct dirent *de;
 	while ((de = readdir(d))) {
-		char *end;
-		if (strncmp(de->d_name, "mprof-", 6))
-			continue;
-		long pid = strtol(de->d_name + 6, &end, 10);
-		if (*end || end == de->d_name + 6 || pid <= 0 || pid > INT32_MAX)
+		int pid = listing_seg_pid(de->d_name);
+		if (pid < 0)
 			continue;
 		if (!kill((pid_t)pid, 0) || errno != ESRCH)
 			continue;   /* alive (or a zombie not yet reaped), or another user's live process */

@@ -820,10 +820,9 @@ EXPORT size_t malloc_usable_size(void *p)
 
 /* The table's wrappers are hidden aliases: inside the hook the exported
  * names may resolve to another library's definitions. */
-#define GOT_ALIAS(fn) extern __typeof(fn) got_##fn __attribute__((alias(#fn), copy(fn), visibility("hidden")));
-GOT_ALIAS(malloc) GOT_ALIAS(free) GOT_ALIAS(calloc) GOT_ALIAS(realloc) GOT_ALIAS(reallocarray)
-GOT_ALIAS(posix_memalign) GOT_ALIAS(aligned_alloc) GOT_ALIAS(memalign) GOT_ALIAS(valloc) GOT_ALIAS(pvalloc)
-GOT_ALIAS(malloc_usable_size)
+HOOK_GOT_ALIAS(malloc) HOOK_GOT_ALIAS(free) HOOK_GOT_ALIAS(calloc) HOOK_GOT_ALIAS(realloc)
+HOOK_GOT_ALIAS(reallocarray) HOOK_GOT_ALIAS(posix_memalign) HOOK_GOT_ALIAS(aligned_alloc)
+HOOK_GOT_ALIAS(memalign) HOOK_GOT_ALIAS(valloc) HOOK_GOT_ALIAS(pvalloc) HOOK_GOT_ALIAS(malloc_usable_size)
 hook_fn hook_c_fns[HF_C_COUNT + 1] = {
 	[HF_MALLOC] = { "malloc", (void *)got_malloc, 1, NULL, 0 },
 	[HF_FREE] = { "free", (void *)got_free, 1, NULL, 0 },
