@@ -31,16 +31,21 @@ endif
 # Fragments and the generated .d files define rules too: plain `make` is all.
 .DEFAULT_GOAL := all
 
-# Every module lists its own sources in its fragment: one place per folder.
+# Each folder's fragment (FOLDER/FOLDER.mk) says which binary its files go
+# into: HOOK_SRC is libmprof.so; ATTACH_SRC (libmprof-attach.a), SYM_SRC
+# (libmprof-sym.a), CORE_SRC (libmprof-core.a) and TUI_SRC are mprof-tui.
 CORE_SRC    := $(wildcard core/*.c)
 SYM_SRC     := $(wildcard symbols/*.c)
 TUI_SRC     := $(wildcard tui/*.c)
-CONSUMER_SRC :=
+ATTACH_SRC  :=
+ATTACH_LIBS :=
 HOOK_SRC    :=
 HOOK_LIBS   :=
 TOOLS       := gen_v1 bench_load pro_convert
+# What mprof-tui, the tools and the unit tests link, in dependency order.
+LIBS_DEP = $(B)/libmprof-attach.a $(B)/libmprof-sym.a $(B)/libmprof-core.a
 # Fragments may add to these (a folder's own build rules live beside it).
--include $(wildcard attach/*.mk attach/hook/*.mk symbols/*.mk tui/*.mk core/*.mk test/*.mk)
+-include $(wildcard attach/*/*.mk symbols/*.mk tui/*.mk core/*.mk)
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 NCURSES_LIBS = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
@@ -54,7 +59,7 @@ SYM_LIBS   += $(DW_LIBS)
 CORE_OBJ     := $(CORE_SRC:%.c=$(B)/%.o)
 SYM_OBJ      := $(SYM_SRC:%.c=$(B)/%.o)
 TUI_OBJ      := $(TUI_SRC:%.c=$(B)/%.o)
-CONSUMER_OBJ := $(CONSUMER_SRC:%.c=$(B)/%.o)
+ATTACH_OBJ   := $(ATTACH_SRC:%.c=$(B)/%.o)
 HOOK_OBJ     := $(HOOK_SRC:%.c=$(HOOK_B)/%.o)
 
 all: $(TUI_BIN) $(if $(HOOK_SRC),libmprof.so $(if $(filter 1,$(SANITIZE)),$(B)/libmprof.so))
@@ -77,13 +82,16 @@ $(HOOK_B)/%.o: %.c
 $(B)/libmprof-core.a: $(CORE_OBJ)
 	@mkdir -p $(B)
 	rm -f $@ && ar rcs $@ $^
-$(B)/libmprof-sym.a: $(SYM_OBJ) $(CONSUMER_OBJ)
+$(B)/libmprof-sym.a: $(SYM_OBJ)
 	@mkdir -p $(B)
-	rm -f $@ && ar rcs $@ $^ $(if $^,,)
+	rm -f $@ && ar rcs $@ $^
+$(B)/libmprof-attach.a: $(ATTACH_OBJ)
+	@mkdir -p $(B)
+	rm -f $@ && ar rcs $@ $^
 
-LIBS_ALL = $(B)/libmprof-sym.a $(B)/libmprof-core.a $(SYM_LIBS) $(UNW_LIBS) $(CORE_LIBS)
+LIBS_ALL = $(LIBS_DEP) $(ATTACH_LIBS) $(SYM_LIBS) $(UNW_LIBS) $(CORE_LIBS)
 
-$(TUI_BIN): $(TUI_OBJ) $(B)/libmprof-sym.a $(B)/libmprof-core.a
+$(TUI_BIN): $(TUI_OBJ) $(LIBS_DEP)
 	@mkdir -p $(B)
 	$(CC) $(LDFLAGS) -o $@ $(TUI_OBJ) $(LIBS_ALL) $(NCURSES_LIBS)
 
@@ -105,14 +113,14 @@ UNIT_SRC := $(wildcard test/unit/*.c)
 UNIT_BIN := $(UNIT_SRC:test/unit/%.c=$(B)/test/%)
 TEST_HELPERS := $(wildcard test/unit/helpers/*.c)
 
-$(B)/test/%: test/unit/%.c $(TEST_HELPERS) $(B)/libmprof-sym.a $(B)/libmprof-core.a
+$(B)/test/%: test/unit/%.c $(TEST_HELPERS) $(LIBS_DEP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(TEST_HELPERS) $(LIBS_ALL) $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
 tests: all $(UNIT_BIN) tools $(DEMO_BIN)
 tools: $(TOOLS:%=$(B)/tools/%)
 
-$(B)/tools/%: test/tools/%.c $(B)/libmprof-sym.a $(B)/libmprof-core.a
+$(B)/tools/%: test/tools/%.c $(LIBS_DEP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -o $@ $< $(LIBS_ALL)
 

@@ -14,7 +14,7 @@
  * make one) and entry.c patches their entry points to jump to
  * entry_wrap.c's wrappers (capmem.c gives capstone its memory, procmaps.c
  * reads the process's mappings).  The contracts with
- * mprof-tui are attach/segment.h and core/recfmt.h.  Nothing here allocates through the watched allocator:
+ * mprof-tui are attach/shared/segment.h and core/recfmt.h.  Nothing here allocates through the watched allocator:
  * all memory is mmap'd (test/integration/hook_link.sh checks the objects). */
 #ifndef MPROF_HOOK_H
 #define MPROF_HOOK_H
@@ -22,21 +22,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "attach/segment.h"
+#include "attach/shared/allocfam.h"
+#include "attach/shared/elfsym.h"
+#include "attach/shared/mapmem.h"
+#include "attach/shared/segment.h"
 #include "core/hash.h"
 #include "core/v1name.h"
 
-#define HOOK_MAX_DEPTH 256
+#define HOOK_MAX_DEPTH SEG_MAX_DEPTH
 #define HOOK_TLS __attribute__((tls_model("initial-exec")))
 #define HOOK_DEFER 16   /* frees parked while the thread is inside the hook */
 
 /* The segment of this process, or NULL when recording is off. */
 extern seg_header *hook_seg;
-
-static inline void *seg_region(seg_header *h, int r)
-{
-	return (char *)h + h->off[r];
-}
 
 struct scache;
 struct ring_stage;
@@ -244,24 +242,6 @@ void hook_self_leave(int run_deferred);
  * errno of what failed.  Allocation-free: works from a signal handler. */
 int dump_write(seg_header *h, const char *path, int v1);
 
-/* elfsym.c: names of pcs in a module "path(sym+0xoff) [0xaddr]"; see there. */
-struct elfsym;
-struct elfsym *elfsym_open(const char *path);
-/* The symbol holding ELF vaddr; NULL if none; *off gets vaddr - sym start. */
-const char *elfsym_lookup(struct elfsym *e, uint64_t vaddr, uint64_t *off);
-void elfsym_close(struct elfsym *e);
-/* The i-th function symbol by address (its name; NULL past the end): ELF
- * vaddr, size, and whether it is an ifunc resolver. */
-const char *elfsym_at(struct elfsym *e, size_t i, uint64_t *value, uint64_t *size, int *ifunc);
-/* Writes "path(sym+0xoff) [0xaddr]" (or "path(+0xoff) [0xaddr]" with no
- * symbol, offset from the file start) into buf with core/v1name.h's
- * formatter; returns the length written. */
-#define ELFSYM_NAME_MAX 256
-/* Room for any name of a segment module: path, symbol, the rest. */
-#define ELFSYM_NAME_BUF (SEG_MOD_PATH + ELFSYM_NAME_MAX + V1NAME_FIXED_LEN)
-int elfsym_name(struct elfsym *e, char *buf, size_t cap, const char *path, uint64_t addr,
-		uint64_t bias, uint64_t base, uint64_t offset);
-
 /* sample.c: MPROF_SAMPLE and the segment's seg_sample requests.
  * sample_rate is the rate in effect (0 every allocation, SEG_SAMPLE_OFF
  * none); sample_seqp the request counter a thread compares with its own
@@ -383,54 +363,7 @@ int target_of_ptr(const void *p);
 void epoch_detached(seg_header *h);
 void epoch_begin(seg_header *h);
 
-/* mmap-backed memory for the hook; sizes rounded to pages. */
-void *hook_map(size_t size);
-void hook_unmap(void *p, size_t size);
-void hook_populate(void *p, size_t size);
-
 /* ---- allocators that symbol interposition does not reach ---------------- */
-
-/* allocfam.c: a member's role and its arguments (0-based): the size (a0)
- * of an allocation; the pointer (a0) of a free; pointer and size (a0, a1)
- * of a resize; count and size of a calloc; out and size of posix_memalign. */
-enum { AF_ALLOC = 1, AF_CALLOC, AF_FREE, AF_REALLOC, AF_RALLOCX, AF_XALLOCX, AF_PMEMALIGN };
-typedef struct af_member {
-	const char *name;   /* without the prefix */
-	unsigned char role, a0, a1;
-} af_member;
-/* kind's members (SEG_AK_JEMALLOC, _TCMALLOC, _MIMALLOC, _OWN), NULL-ended. */
-const af_member *af_members(int kind);
-/* The index in af_members(kind) of the symbol name (prefix: jemalloc's), or -1. */
-int af_member_of(int kind, const char *prefix, const char *name);
-/* 1 when the symbol name is part of the allocator's code (the injection's
- * safe point counts all of it as allocator code). */
-int af_code_of(int kind, const char *prefix, const char *name);
-/* A module's symbol names, one af_note each, then af_finish: the
- * allocators it holds that interposition does not reach (has says whether
- * the module defines a function name). */
-#define AF_MAX_PREFIX 4
-enum { AF_HAS_TC_MALLOC = 1, AF_HAS_TC_FREE = 2, AF_HAS_MI_MALLOC = 4, AF_HAS_MI_FREE = 8,
-       AF_HAS_MALLOC = 16, AF_HAS_FREE = 32 };
-typedef struct af_scan {
-	char je[AF_MAX_PREFIX][24];   /* prefixes of the *mallctl names */
-	int nje;
-	unsigned has;                 /* AF_HAS_* */
-} af_scan;
-typedef struct af_found {
-	int kind;
-	char prefix[24];
-} af_found;
-void af_note(af_scan *sc, const char *name);
-int af_finish(const af_scan *sc, int is_exe, int (*has)(void *arg, const char *name), void *arg,
-	      af_found *out, int max);
-/* MPROF_FUNCS: "NAME:ROLE[:N[:M]],..." (ROLE malloc, calloc, free or
- * realloc; N, M the arguments, from 1).  The count, or -1 with why. */
-#define AF_USER_MAX 32
-typedef struct af_user {
-	char name[64];
-	af_member m;
-} af_user;
-int af_user_parse(const char *spec, af_user *out, int max, char *why, size_t cap);
 
 /* entry_wrap.c: ENTRY_MAX wrappers, entry_wrappers[i] serving entry_fns[i].
  * An allocator's blocks are kept in the live table under key = its tag <<

@@ -5,7 +5,7 @@
  * the exiting thread drains what is left. The files rotate at
  * MPROF_RECORD_SIZE bytes, MPROF_RECORD_FILES kept. */
 #include "attach/hook/hook.h"
-#include "attach/hook/record.h"
+#include "attach/shared/record.h"
 
 #include <pthread.h>
 #include <signal.h>

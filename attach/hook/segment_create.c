@@ -1,4 +1,4 @@
-/* segment_create.c - the hook's shared-memory segment (attach/segment.h),
+/* segment_create.c - the hook's shared-memory segment (attach/shared/segment.h),
  * made at start and again in a forked child, and the start-up's plumbing:
  * numeric settings from the environment. */
 #include "attach/hook/hook.h"

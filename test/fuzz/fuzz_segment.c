@@ -4,14 +4,14 @@
  * inside and produce a profile that writes out; the ring's slots decode
  * inside themselves.
  * FUZZ_SEEDS: test/data/segments/small.seg test/data/segments/wait.seg
- * FUZZ_EXTRA: attach/segment_read.c attach/procfs.c attach/hook/elfsym.c attach/hook/mapmem.c
+ * FUZZ_EXTRA: attach/live/segment_read.c attach/proc/procfs.c attach/shared/elfsym.c attach/shared/mapmem.c
  */
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "attach/segment_read.h"
+#include "attach/live/segment_read.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len);
 

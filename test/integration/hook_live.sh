@@ -41,7 +41,7 @@ cp /dev/shm/mprof-$pid "$TMP/seg.copy"
 cat > "$TMP/off.c" << 'EOF'
 #include <stddef.h>
 #include <stdio.h>
-#include "attach/segment.h"
+#include "attach/shared/segment.h"
 int main(void)
 {
 	printf("%zu %zu\n", offsetof(seg_header, ring_head), offsetof(seg_header, counter_lanes));

@@ -39,7 +39,7 @@ begin() {
 }
 
 # The header's unknown_frees, read where segment.h puts it.
-printf '#include <stdio.h>\n#include "attach/segment.h"\nint main(void) { printf("%%zu\\n", offsetof(seg_header, unknown_frees)); return 0; }\n' > "$TMP/uf.c"
+printf '#include <stdio.h>\n#include "attach/shared/segment.h"\nint main(void) { printf("%%zu\\n", offsetof(seg_header, unknown_frees)); return 0; }\n' > "$TMP/uf.c"
 cc -I"$TOP" -o "$TMP/uf" "$TMP/uf.c" || not_ok "build the header offset reader"
 UF=$("$TMP/uf")
 unknown_frees() { od -An -tu8 -j"$UF" -N8 "/dev/shm/mprof-$1" | tr -d ' '; }

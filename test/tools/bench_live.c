@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "attach/follow.h"
+#include "attach/live/follow.h"
 #include "core/view.h"
 #include "symbols/sym.h"
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "attach/follow.h"
+#include "attach/live/follow.h"
 
 int main(int argc, char **argv)
 {

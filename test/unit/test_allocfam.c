@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-#include "attach/hook/hook.h"
+#include "attach/shared/allocfam.h"
 
 typedef struct names {
 	const char *const *v;

@@ -26,7 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "attach/inject_int.h"
+#include "attach/inject/inject_int.h"
 
 static volatile sig_atomic_t got_usr1, got_trap;
 

@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "attach/hook/record.h"
+#include "attach/shared/record.h"
 #include "core/recording.h"
 
 typedef struct buf {

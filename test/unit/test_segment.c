@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attach/segment_read.h"
+#include "attach/live/segment_read.h"
 
 #define NSTACK 4
 #define NLANE 3

@@ -1,6 +1,6 @@
 /* test_weight.c - the weight of a sampled allocation (core/heap_scale.h
  * heap_weight_at, the hook's counters) and the rate's words and parsing
- * (attach/sample_ctl.c): unbiased over the addresses of blocks where 1/p
+ * (attach/live/sample_ctl.c): unbiased over the addresses of blocks where 1/p
  * is small (rounding to nearest would count a 100 KB block at 64 KiB as 1
  * object for 1.28), the same weight for the same block, exact when every
  * allocation is recorded, saturated on hostile values. */
@@ -13,7 +13,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "attach/sample_ctl.h"
+#include "attach/live/sample_ctl.h"
 #include "core/heap_scale.h"
 
 /* Mean weight over n block addresses 16 bytes apart. */

@@ -1,0 +1,193 @@
+/* launch.c - start a command under the hook; see launch.h. */
+#include "attach/live/launch.h"
+#include "attach/proc/procfs.h"
+#include "attach/shared/segment.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef MPROF_PREFIX
+#define MPROF_PREFIX "/usr/local"
+#endif
+
+static int is_file(const char *p)
+{
+	struct stat st;
+	return !stat(p, &st) && S_ISREG(st.st_mode);
+}
+
+int launch_find_lib(char *buf, size_t len, prof_error *err)
+{
+	if (!buf || !len)   /* also tells the compiler, which otherwise warns under ASan */
+		return -1;
+	const char *env = getenv("MPROF_LIB");
+	if (env && *env) {
+		if (!is_file(env)) {
+			prof_errorf(err, "MPROF_LIB=%s: no such file", env);
+			return -1;
+		}
+		snprintf(buf, len, "%s", env);
+		return 0;
+	}
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		char *dir = dirname(exe);
+		snprintf(buf, len, "%s/libmprof.so", dir);
+		if (is_file(buf))
+			return 0;
+		snprintf(buf, len, "%s/../lib/libmprof.so", dir);
+		if (is_file(buf))
+			return 0;
+	}
+	snprintf(buf, len, "%s/lib/libmprof.so", MPROF_PREFIX);
+	if (is_file(buf))
+		return 0;
+	prof_errorf(err, "libmprof.so not found beside mprof-tui, in ../lib or in %s/lib; set MPROF_LIB", MPROF_PREFIX);
+	return -1;
+}
+
+/* LD_PRELOAD with lib first (an existing value is kept after it). */
+static void set_preload(const char *lib)
+{
+	const char *old = getenv("LD_PRELOAD");
+	if (!old || !*old) {
+		setenv("LD_PRELOAD", lib, 1);
+		return;
+	}
+	size_t n = strlen(lib) + strlen(old) + 2;
+	char *v = malloc(n);
+	if (!v)
+		return;
+	snprintf(v, n, "%s:%s", lib, old);
+	setenv("LD_PRELOAD", v, 1);
+	free(v);
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+int launch_start(char *const argv[], const char *lib, char *out, size_t out_len, int timeout_ms,
+		 pid_t *pid, prof_error *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	const char *base = strrchr(argv[0], '/');
+	base = base ? base + 1 : argv[0];
+	char name[64];
+	snprintf(name, sizeof(name), "%.40s", base);
+	for (char *c = name; *c; c++)
+		if (*c == '/' || (unsigned char)*c < 33)
+			*c = '_';
+	snprintf(out, out_len, "%s/mprof-%s-XXXXXX.out", tmp && *tmp ? tmp : "/tmp", name);
+	int fd = mkstemps(out, 4);
+	if (fd < 0) {
+		prof_errorf(err, "%s: %s", out, strerror(errno));
+		return -1;
+	}
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	fflush(NULL);
+	pid_t c = fork();
+	if (c < 0) {
+		prof_errorf(err, "cannot start %s: %s", argv[0], strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (c == 0) {
+		setpgid(0, 0);   /* Ctrl-C in the UI is not meant for it */
+		int nul = open("/dev/null", O_RDONLY);
+		if (nul >= 0)
+			dup2(nul, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		signal(SIGPIPE, SIG_DFL);
+		set_preload(lib);
+		execvp(argv[0], argv);
+		dprintf(2, "mprof-tui: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(fd);
+	setpgid(c, c);
+	char seg[64];
+	snprintf(seg, sizeof(seg), SEG_PATH_FMT, (int)c);
+	for (int waited = 0;; waited += 10) {
+		int st;
+		if (waitpid(c, &st, WNOHANG) == c) {
+			char line[256];
+			file_first_line(out, line, sizeof(line));   /* exec errors land there */
+			if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && line[0])
+				prof_errorf(err, "%s", line + (strncmp(line, "mprof-tui: ", 11) ? 0 : 11));
+			else
+				prof_errorf(err, "%s exited (%s %d) before its segment appeared; output in %s", argv[0],
+					    WIFEXITED(st) ? "status" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
+					    out);
+			return -1;
+		}
+		/* The hook sizes the file first and writes the magic last: wait for it. */
+		struct stat sst;
+		if (!stat(seg, &sst) && sst.st_size >= (off_t)sizeof(seg_header)) {
+			char magic[8] = "";
+			int fd = open(seg, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+			ssize_t r = fd >= 0 ? pread(fd, magic, sizeof(magic), 0) : -1;
+			if (fd >= 0)
+				close(fd);
+			if (r == (ssize_t)sizeof(magic) && !memcmp(magic, SEG_MAGIC, 8))
+				break;
+		}
+		if (waited >= timeout_ms) {
+			kill(c, SIGKILL);
+			waitpid(c, NULL, 0);
+			prof_errorf(err, "%s: no segment %d ms after starting %s: is %s the hook?", seg, timeout_ms,
+				    argv[0], lib);
+			return -1;
+		}
+		sleep_ms(10);
+	}
+	*pid = c;
+	return 0;
+}
+
+/* The segment of a reaped child, if it is still there and is that child's. */
+static void child_segment_remove(pid_t child)
+{
+	char path[64];
+	snprintf(path, sizeof(path), SEG_PATH_FMT, (int)child);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	seg_header h;
+	ssize_t r = pread(fd, &h, sizeof(h), 0);
+	close(fd);
+	if (r == (ssize_t)sizeof(h) && !memcmp(h.magic, SEG_MAGIC, 8) && h.pid == (int64_t)child)
+		unlink(path);
+}
+
+void launch_stop(pid_t child, int *status)
+{
+	kill(child, SIGTERM);
+	for (int i = 0; i < 100; i++) {
+		int st;
+		if (waitpid(child, &st, WNOHANG) == child) {
+			*status = st;
+			child_segment_remove(child);
+			return;
+		}
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+	}
+	kill(child, SIGKILL);
+	waitpid(child, status, 0);
+	child_segment_remove(child);
+}

@@ -1,0 +1,65 @@
+/* segment_read.h - the consumer side of the live segment: map a hooked
+ * process's /dev/shm/mprof-<pid> read-only, validate it, and turn its
+ * current state into a profile. */
+#ifndef MPROF_SEGMENT_READ_H
+#define MPROF_SEGMENT_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "attach/shared/segment.h"
+#include "core/load.h"
+
+typedef struct seg_map {
+	const seg_header *h;   /* NULL when closed */
+	size_t len;            /* bytes mapped */
+	char name[64];         /* the segment's path, for messages */
+} seg_map;
+
+/* Maps /dev/shm/mprof-<pid> read-only and validates its header.
+ * 0, or -1 with err filled ("/dev/shm/mprof-PID: ..."). Close with seg_close. */
+int seg_open(seg_map *m, int pid, prof_error *err);
+/* The same for any path. Only a regular file (not a symlink) of yours with
+ * mode 0600 is trusted: others could change what it says. When hc is not
+ * NULL it receives the validated copy of the header, whose bounds are the
+ * ones to use (the mapping may change under the reader). */
+int seg_open_path(seg_map *m, const char *path, seg_header *hc, prof_error *err);
+void seg_close(seg_map *m);
+/* An option's process id argument (opt names the option in messages) and
+ * its segment, mapped (writable: for the fields a consumer may write,
+ * seg_sample's requests) and checked into hc: the pid, or -1 after one
+ * line on err. */
+int seg_open_arg(seg_map *m, const char *opt, const char *pid_arg, seg_header *hc, int writable, FILE *err);
+
+/* The segment's header pages mapped writable, for what a consumer writes
+ * (ring_read and the recorder's beat, the heap window's state); *len gets
+ * the mapping's length (munmap it).  NULL with err. */
+seg_header *seg_map_header_rw(const seg_map *m, size_t *len, prof_error *err);
+
+/* The heap window's counters (mp_counts[hc->stack_cap] at hc->win_off)
+ * when they lie inside the mapping, else NULL. */
+const mp_counts *seg_window_counters(const seg_map *m, const seg_header *hc);
+
+/* Checks that every offset, size and capacity in the header lies inside
+ * len bytes and that the regions are large enough for their capacities.
+ * 0, or -1 with err filled. */
+int seg_validate(const void *data, size_t len, const char *name, prof_error *err);
+
+/* The allocator table (which allocators the hook found and how it reaches
+ * each) copied into out: at most cap entries, strings NUL-terminated; 0
+ * when the segment has none (an older hook) or its offset is bad. */
+int seg_allocs_copy(const void *data, size_t len, seg_alloc *out, int cap);
+
+/* What the counts of a segment (header h, loaded now) cover, for a line
+ * "counts: ...": since the start (preloaded), since the injection, or
+ * since the latest re-injection, with the local time it began. */
+void seg_since_text(const seg_header *h, char *buf, size_t cap);
+
+/* The segment's current state as a new profile (caller frees with
+ * prof_free): stacks with their exact counters, the module table, frame
+ * names "path(sym+0xoff) [0xaddr]".  Entries that are out of bounds are
+ * skipped and counted in meta.dropped.  NULL with err on failure. */
+prof *seg_to_prof(const void *data, size_t len, const char *name, prof_error *err);
+
+#endif
