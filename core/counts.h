@@ -1,6 +1,6 @@
 /* counts.h - the four counters kept per stack everywhere: in the hook's
  * segment, in recordings, in profiles and snapshots.  Header-only (the
- * hook includes it); its layout is part of attach/segment.h's and
+ * hook includes it); its layout is part of attach/shared/segment.h's and
  * core/recfmt.h's contracts. */
 #ifndef MPROF_CORE_COUNTS_H
 #define MPROF_CORE_COUNTS_H

@@ -1,5 +1,5 @@
 /* recfmt.h - the recording file format (MPROF_RECORD=DIR, mprof-tui
- * --record): shared by the writer (attach/hook/record.c, inside the hook: no
+ * --record): shared by the writer (attach/shared/record.c, inside the hook: no
  * allocation) and the reader (core/recording.c). Native byte order (the
  * reader runs on the machine that recorded). Documented in mprof-pro(5).
  *

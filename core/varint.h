@@ -1,6 +1,6 @@
 /* varint.h - LEB128 varints (7 bits a byte, low first, at most 10 bytes)
  * and zigzag signed deltas: the recording format (recfmt.h) and the
- * segment's event ring (attach/segment.h) both encode with these. */
+ * segment's event ring (attach/shared/segment.h) both encode with these. */
 #ifndef MPROF_VARINT_H
 #define MPROF_VARINT_H
 

@@ -1,9 +1,9 @@
 /* allocs_ui.c - the allocator table in words (see allocs_ui.h); the
- * segment reader (attach/segment_read.c) validates and copies it. */
+ * segment reader (attach/live/segment_read.c) validates and copies it. */
 #include "tui/allocs_ui.h"
-#include "attach/procfs.h"
-#include "attach/sample_ctl.h"
-#include "attach/segment_read.h"
+#include "attach/proc/procfs.h"
+#include "attach/live/sample_ctl.h"
+#include "attach/live/segment_read.h"
 #include "core/path.h"
 
 #include <errno.h>

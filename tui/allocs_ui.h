@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "attach/segment.h"
+#include "attach/shared/segment.h"
 
 /* One entry as a line: "jemalloc je_ in PATH: entry-patched: 13 functions (...)". */
 void allocs_describe(const seg_alloc *a, char *buf, size_t cap);

@@ -11,9 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "attach/faults.h"
-#include "attach/follow.h"
-#include "attach/launch.h"
+#include "attach/faults/faults.h"
+#include "attach/live/follow.h"
+#include "attach/live/launch.h"
 #include "symbols/sym.h"
 #include "tui/app.h"
 #include "tui/tui.h"

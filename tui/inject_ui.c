@@ -1,14 +1,14 @@
 /* inject_ui.c - the injection on the terminal: the command-line entry
  * points (--inject PID, --detach PID) and the one-key questions live mode
  * asks (inject into a process started without the hook; detach on quit).
- * attach/inject.c does the work. */
+ * attach/inject/inject.c does the work. */
 #include "tui/inject_ui.h"
 #include "tui/allocs_ui.h"
-#include "attach/inject.h"
-#include "attach/segment_read.h"
-#include "attach/launch.h"
-#include "attach/procfs.h"
-#include "attach/segment.h"
+#include "attach/inject/inject.h"
+#include "attach/live/segment_read.h"
+#include "attach/live/launch.h"
+#include "attach/proc/procfs.h"
+#include "attach/shared/segment.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-/* inject_ui.h - the injection on the terminal (attach/inject.h does it). */
+/* inject_ui.h - the injection on the terminal (attach/inject/inject.h does it). */
 #ifndef MPROF_INJECT_UI_H
 #define MPROF_INJECT_UI_H
 

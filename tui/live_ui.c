@@ -16,10 +16,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "attach/follow.h"
-#include "attach/inject.h"
-#include "attach/launch.h"
-#include "attach/sample_ctl.h"
+#include "attach/live/follow.h"
+#include "attach/inject/inject.h"
+#include "attach/live/launch.h"
+#include "attach/live/sample_ctl.h"
 #include "core/path.h"
 #include "core/snapdiff.h"
 #include "symbols/sym.h"

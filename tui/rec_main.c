@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "attach/procfs.h"
+#include "attach/proc/procfs.h"
 #include "core/agg.h"
 #include "core/snapdiff.h"
 #include "core/view.h"

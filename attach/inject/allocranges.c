@@ -1,5 +1,5 @@
 /* allocranges.c - the injection's view of the allocators the hook will
- * patch at their entry points (attach/hook/allocfam.c's rules, read from
+ * patch at their entry points (attach/shared/allocfam.c's rules, read from
  * the target's modules' symbol tables): each one's whole code counts as
  * allocator code for the safe point, so no thread is stopped inside it
  * (holding its lock, or with its pc in the bytes about to be rewritten)

@@ -5,7 +5,7 @@
  * executable's own malloc and free, and the functions MPROF_FUNCS names.
  * For each: its members (role and where the size and the pointer are) and
  * which symbols are its code.  No I/O: the hook (allocators.c) and
- * mprof-tui (attach/allocranges.c, the injection's safe point) share it. */
+ * mprof-tui (attach/inject/allocranges.c, the injection's safe point) share it. */
 #include "attach/shared/allocfam.h"
 #include "attach/shared/segment.h"
 

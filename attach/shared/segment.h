@@ -1,9 +1,7 @@
-/* attach/ is everything about a running process seen from mprof-tui: the
- * segment reader (segment_read.c), the live follower (follow.c),
- * snapshots, the listing of hooked processes, launching a command under
- * the hook (launch.c), injection by ptrace (inject.c, safepoint.c,
- * allocator.c) and recording from outside (record_attach.c).  This header
- * and core/recfmt.h are its contracts with attach/hook/ (libmprof.so).
+/* attach/shared/ is what both binaries link; this header and
+ * core/recfmt.h are the contracts between attach/hook/ (libmprof.so, the
+ * producer) and mprof-tui's side of attach/ (attach/live/ reads the
+ * segment, attach/inject/ and attach/serve/ reach it through there).
  *
  * segment.h - the live segment /dev/shm/mprof-<pid>: the layout shared by
  * the producer (libmprof.so, inside the profiled process) and consumers

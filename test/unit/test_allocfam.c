@@ -1,5 +1,5 @@
 /* test_allocfam.c - the rules that tell an allocator from its symbol
- * names (attach/hook/allocfam.c), shared by the hook and the injection:
+ * names (attach/shared/allocfam.c), shared by the hook and the injection:
  * jemalloc's prefix, tcmalloc and the executable's own malloc only in the
  * executable, which names are an allocator's members and code, and
  * MPROF_FUNCS's syntax with its errors. */

@@ -5,7 +5,7 @@
  * as its whole blocks), a writer's note of why it stopped, a corrupt zstd frame, a bad varint, a
  * free referring to an allocation that does not exist, a recording of the
  * previous version (test/data/recordings/peak-v1.rec). Then the writer's
- * table of live allocations (attach/hook/record_pairs.c) against a plain
+ * table of live allocations (attach/shared/record_pairs.c) against a plain
  * array. */
 #include <setjmp.h>
 #include <stdarg.h>
