@@ -10,7 +10,7 @@
  * module), nodeloc.c and source.c (a node's source lines), diffkey.c
  * (what a frame means, for diffs across builds), elffile.c (ELF symbol
  * tables for attach/), stackunw.c (a sampled user stack unwound, for
- * attach/faults/faults.c). */
+ * attach/faults/). */
 #ifndef MPROF_SYM_H
 #define MPROF_SYM_H
 

@@ -1,0 +1,91 @@
+/* faults_int.h - what the files of attach/faults/ share: the session
+ * (struct faults: its events and rings, the queue of records read, the
+ * profile and its first-touched pages, the reader thread), the sizes the
+ * events are opened with, and the functions one file calls in another.
+ * Private to attach/faults/; faults.h is the public header. */
+#ifndef MPROF_FAULTS_INT_H
+#define MPROF_FAULTS_INT_H
+
+#include "attach/faults/faults.h"
+#include "core/prof.h"
+#include "core/u64map.h"
+#include "symbols/stackunw.h"
+
+#include <asm/perf_regs.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define FAULTS_STACK_USER 8192       /* bytes of stack copied per sample, perf's default */
+#define FAULTS_MAX_DEPTH 256
+/* Ring bytes in all (a burst of faults must fit while the unwinder is
+ * descheduled: 64 MiB is ~7,800 samples), at most 64 MiB and at least
+ * 1 MiB a CPU, halved until the kernel agrees (mlock limits). */
+#define FAULTS_RINGS_TOTAL ((size_t)128 << 20)
+#define FAULTS_QUEUE_MAX ((size_t)512 << 20)   /* bytes of samples waiting to be unwound */
+
+/* The x86-64 user registers the unwinder needs, in perf's numbering. */
+#define FAULTS_REGS_MASK                                                                                        \
+	((1ULL << PERF_REG_X86_AX) | (1ULL << PERF_REG_X86_BX) | (1ULL << PERF_REG_X86_CX) |                    \
+	 (1ULL << PERF_REG_X86_DX) | (1ULL << PERF_REG_X86_SI) | (1ULL << PERF_REG_X86_DI) |                    \
+	 (1ULL << PERF_REG_X86_BP) | (1ULL << PERF_REG_X86_SP) | (1ULL << PERF_REG_X86_IP) |                    \
+	 (0xffULL << PERF_REG_X86_R8))
+#define FAULTS_NREGS 17
+
+typedef struct fring {
+	int fd;                  /* the event whose buffer it is; -1: none yet */
+	struct perf_event_mmap_page *mp;
+	uint8_t *data;
+	uint64_t size;           /* data bytes, a power of two */
+} fring;
+
+struct faults {
+	int pid;
+	pid_t child;
+	int status;
+	int gone;
+	int ncpu;
+	fring *rings;
+	int *fds;
+	size_t nfds, fds_cap;
+	u64map ids;              /* event id -> kind (0 minor, 1 major) */
+	u64map tids;             /* threads opened on */
+	int inherit_thread;      /* the kernel keeps children's faults out */
+	int exclude_kernel;
+	stackunw *unw;
+	prof *p;
+	unsigned gen;
+	u64map stack_of;         /* stack hash (probed) -> sample */
+	u64map pages;            /* (generation, page) -> touched */
+	long page_size;
+	uint8_t *q;              /* records copied out of the rings, in order */
+	size_t q_cap, q_len;
+	size_t q_head;           /* the next record to handle */
+	size_t q_meta;           /* records before it had their non-sample part applied */
+	uint8_t *scratch;        /* a record that wraps the ring's end */
+	size_t scratch_cap;
+	faults_stats st;
+	/* The screens' reader thread (faults_thread_start). */
+	pthread_t thread;
+	pthread_mutex_t lock;    /* held by the thread around faults_poll */
+	int threaded;
+	volatile int stop;
+};
+
+/* faults.c: a session with its rings unmapped and no events yet. */
+faults *faults_new(int pid, prof_error *err);
+/* faults_events.c: the events, opened and enabled. */
+int faults_paranoid(void);
+int faults_open_thread(faults *f, int tid, int launch, prof_error *err);
+int faults_open_all_threads(faults *f, prof_error *err);
+int faults_enable_all(faults *f, prof_error *err);
+/* faults_profile.c: the profile (re)started, a sample counted. */
+int faults_prof_start(faults *f);
+int faults_on_sample(faults *f, const uint8_t *rec, size_t len);
+/* faults_maps.c: the mappings, from /proc/PID/maps and the records. */
+void faults_maps_scan(faults *f);
+void faults_on_meta(faults *f, const uint8_t *rec, size_t len);
+
+#endif
