@@ -3,8 +3,8 @@
  * when attached, then those the kernel reports in its mmap records; and
  * the other non-sample records, lost samples and a new program run. */
 #include "attach/faults/faults_int.h"
+#include "attach/proc/maps.h"
 
-#include <stdio.h>
 #include <string.h>
 
 /* The module of a file mapping, added to the profile (one per file and
@@ -32,21 +32,14 @@ static void map_file(faults *f, const char *path, uint64_t start, uint64_t end, 
 /* The executable file mappings of /proc/PID/maps (a process attached to). */
 void faults_maps_scan(faults *f)
 {
-	char path[64], line[4352];
-	snprintf(path, sizeof(path), "/proc/%d/maps", f->pid);
-	FILE *fp = fopen(path, "re");
-	if (!fp)
+	proc_maps r;
+	proc_map m;
+	if (proc_maps_open(&r, f->pid))
 		return;
-	while (fgets(line, sizeof(line), fp)) {
-		unsigned long long s, e, off;
-		char perms[8];
-		int at = 0;
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &s, &e, perms, &off, &at) < 4 || !at || perms[2] != 'x')
-			continue;
-		line[strcspn(line, "\n")] = 0;
-		map_file(f, line + at, s, e, off);
-	}
-	fclose(fp);
+	while (proc_maps_next(&r, &m))
+		if (m.perms[2] == 'x')
+			map_file(f, m.path, m.lo, m.hi, m.offset);
+	proc_maps_close(&r);
 }
 
 /* The non-sample records: mappings, a new program, lost samples. */

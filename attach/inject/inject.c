@@ -14,6 +14,7 @@
 #include "attach/inject/allocator.h"
 #include "attach/live/launch.h"
 #include "attach/proc/procfs.h"
+#include "attach/proc/maps.h"
 #include "attach/shared/segment.h"
 #include "core/path.h"
 
@@ -158,38 +159,28 @@ static int precheck(int pid, prof_error *err)
 
 static int maps_read(session *s, prof_error *err)
 {
-	char path[64], line[1024];
-	snprintf(path, sizeof(path), "/proc/%d/maps", s->pid);
-	FILE *f = fopen(path, "re");
-	if (!f) {
+	proc_maps r;
+	proc_map pm;
+	if (proc_maps_open(&r, s->pid)) {
 		if (errno == EACCES || errno == EPERM)
 			return inj_not_permitted(s->pid, err);
 		return inj_exited(s->pid, err);
 	}
 	size_t cap = 0;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long lo, hi, off;
-		char perms[8];
-		int pos = 0;
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s%n", &lo, &hi, perms, &off, &pos) < 4)
-			continue;
-		const char *p = line + pos;
-		while (*p == ' ')
-			p++;
+	while (proc_maps_next(&r, &pm)) {
 		if (vec_grow((void **)&s->maps, &cap, s->nmaps + 1, sizeof(*s->maps))) {
-			fclose(f);
+			proc_maps_close(&r);
 			prof_errorf(err, "out of memory");
 			return -1;
 		}
 		vmap *m = &s->maps[s->nmaps++];
-		m->lo = lo;
-		m->hi = hi;
-		m->off = off;
-		m->exec = perms[2] == 'x';
-		snprintf(m->path, sizeof(m->path), "%s", p);
-		m->path[strcspn(m->path, "\n")] = 0;
+		m->lo = pm.lo;
+		m->hi = pm.hi;
+		m->off = pm.offset;
+		m->exec = pm.perms[2] == 'x';
+		snprintf(m->path, sizeof(m->path), "%s", pm.path);
 	}
-	fclose(f);
+	proc_maps_close(&r);
 	return 0;
 }
 

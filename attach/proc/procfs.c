@@ -1,5 +1,6 @@
 /* procfs.c - reading another process's state from /proc. */
 #include "attach/proc/procfs.h"
+#include "attach/proc/maps.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -82,17 +83,16 @@ int proc_runs_since(int pid, int64_t start_ns)
 
 int proc_has_hook(int pid)
 {
-	char path[64], line[1024];
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	FILE *fp = fopen(path, "re");
-	if (!fp)
+	proc_maps r;
+	proc_map m;
+	if (proc_maps_open(&r, pid))
 		return -1;
 	int has = 0;
-	while (!has && fgets(line, sizeof(line), fp)) {
-		const char *slash = strrchr(line, '/');
+	while (!has && proc_maps_next(&r, &m)) {
+		const char *slash = strrchr(m.path, '/');
 		has = slash && !strncmp(slash + 1, "libmprof", 8);
 	}
-	fclose(fp);
+	proc_maps_close(&r);
 	return has;
 }
 
