@@ -18,6 +18,7 @@
 #include "core/safetext.h"
 #include "symbols/sym.h"
 #include "tui/app.h"
+#include "tui/ask.h"
 
 static volatile sig_atomic_t got_signal;
 
@@ -49,13 +50,6 @@ static void restore_terminal(void)
 	curses_on = 0;
 }
 
-/* The mode of a; a bare app (the headless bench) gets one with no hooks. */
-static const mode_ops *mode_of(const app *a)
-{
-	static const mode_ops bare = { .name = "bare" };
-	return a->mode ? a->mode : &bare;
-}
-
 const screen_ops *app_ops(const app *a)
 {
 	switch (a->v.hist[a->v.depth - 1].kind) {
@@ -70,7 +64,7 @@ const screen_ops *app_ops(const app *a)
 void app_layout(app *a)
 {
 	getmaxyx(a->w, a->h, a->wd);
-	const mode_ops *mo = mode_of(a);
+	const mode_ops *mo = app_mode(a);
 	int strip = mo->strip_height ? mo->strip_height(a) : 0;   /* the timeline, under the title */
 	a->list_y = 3 + strip;
 	a->list_h = a->h - 5 - strip;   /* 2 title lines, column header, status, key bar */
@@ -101,8 +95,8 @@ void app_draw(app *a)
 		const screen_ops *ops = app_ops(a);
 		ops->draw(a);
 		chrome_draw(a, ops);
-		if (mode_of(a)->strip_draw)
-			mode_of(a)->strip_draw(a);
+		if (app_mode(a)->strip_draw)
+			app_mode(a)->strip_draw(a);
 	}
 	wnoutrefresh(a->w);
 	doupdate();
@@ -204,7 +198,7 @@ int app_key(app *a, int key)
 {
 	if (key != KEY_RESIZE)   /* a resize is no answer to the last message: it stays */
 		a->v.status[0] = 0;
-	const mode_ops *mo = mode_of(a);
+	const mode_ops *mo = app_mode(a);
 	int r = mo->key ? mo->key(a, key) : REACT_UNHANDLED;   /* the mode's keys first */
 	if (!(r & REACT_UNHANDLED))
 		return r;
@@ -383,29 +377,6 @@ int app_view_open(app *a, const prof *p, int first, const char *title)
 	return 0;
 }
 
-int app_in_diff(const app *a)
-{
-	const mode_ops *mo = mode_of(a);
-	return mo->in_diff && mo->in_diff(a);
-}
-
-int app_node_mark(app *a, uint32_t node)
-{
-	const mode_ops *mo = mode_of(a);
-	return mo->marks && app_in_diff(a) ? newmarks_node(mo->marks(a), a, node) : 0;
-}
-
-int app_map_marks(app *a, const prof_nodemap *m, uint8_t *out)
-{
-	const mode_ops *mo = mode_of(a);
-	return mo->marks && app_in_diff(a) ? newmarks_map(mo->marks(a), a, m, out) : -1;
-}
-
-struct sym *app_sym(const app *a)
-{
-	return a->sy;
-}
-
 void app_say_missing(struct sym *sy, const char *then)
 {
 	const sym_missing_module *mm;
@@ -432,22 +403,13 @@ void app_missing_status(app *a, const char *then)
 		snprintf(a->v.status + at, sizeof(a->v.status) - at, " (their frames %s)", then);
 }
 
-int app_prompt(app *a, void (*fn)(app *a, const char *text), int arg, const char *dflt, const char *lead)
-{
-	a->ask.answer = fn;
-	a->ask.arg = arg;
-	snprintf(a->ask.dflt, sizeof(a->ask.dflt), "%s", dflt ? dflt : "");
-	snprintf(a->ask.lead, sizeof(a->ask.lead), "%s", lead);
-	return REACT_PROMPT;
-}
-
 void app_free(app *a)
 {
 	view_free(&a->v);
 	source_free(a);
 	nodeinfo_free(a);
-	if (mode_of(a)->free)
-		mode_of(a)->free(a);
+	if (app_mode(a)->free)
+		app_mode(a)->free(a);
 	a->mode = NULL;
 	a->mode_data = NULL;
 	free(a->line_row);
@@ -503,7 +465,7 @@ int app_run(app *a)
 	while (!got_signal) {
 		/* A live mode polls its process between keys; a file just
 		 * waits, waking now and then to notice a signal. */
-		const mode_ops *mo = mode_of(a);
+		const mode_ops *mo = app_mode(a);
 		if (mo->tick && mo->tick(a))
 			dirty = 1;
 		if (dirty)

@@ -12,110 +12,8 @@
 #ifndef MPROF_TUI_APP_H
 #define MPROF_TUI_APP_H
 
-#include <curses.h>
-
-#include "core/view.h"
-#include "symbols/sym.h"
-
-/* What a key handler asks for; app.c acts on it. No handler draws. */
-enum {
-	REACT_NONE = 0,
-	REACT_REDRAW = 1,        /* the state changed: draw again */
-	REACT_QUIT = 2,
-	REACT_PROMPT_FOCUS = 4,  /* read a focus regex on the status line */
-	REACT_PROMPT_HIDE = 8,   /* read a hide regex */
-	REACT_UNHANDLED = 16,    /* not this screen's key: try the common keys */
-	REACT_PROMPT = 32,       /* read the answer to a->ask and hand it to its callback */
-	REACT_PROMPT_EXPORT = 64,/* read an export format and file name (e) */
-};
-
-/* Colour/attribute roles, set once from the terminal and NO_COLOR. */
-enum { ATTR_TITLE, ATTR_HEAD, ATTR_SEL, ATTR_KEY, ATTR_KEYLABEL, ATTR_STATUS, ATTR_LABEL,
-       ATTR_MATCH, ATTR_DIM, ATTR_N };
-
-struct app;
-struct mode_ops;
-/* What a REACT_PROMPT reads: answer gets the line typed (never NULL: Esc
- * says "cancelled" instead), with arg and dflt as the asker left them. */
-typedef struct app_ask {
-	char lead[600];
-	char dflt[512];
-	int arg;
-	void (*answer)(struct app *a, const char *text);
-} app_ask;
-
-typedef struct app {
-	view v;
-	WINDOW *w;
-	int h, wd;               /* screen size */
-	int list_y, list_h;      /* the scrolling list's first line and height */
-	int *line_row;           /* per screen line: the row drawn there, or -1 */
-	int line_row_n;
-	int utf8;                /* the locale can show the box/arrow glyphs */
-	attr_t attr[ATTR_N];
-	const struct mode_ops *mode; /* where profiles come from; NULL: one file */
-	void *mode_data;         /* the mode's own state, owned by it */
-	struct sym *sy;          /* symbols over v.p, kept by the mode (NULL: raw names) */
-	int gran_order[VIEW_MAX_GRAN]; /* sym_gran of each view granularity */
-	struct source_pane *src; /* the source screen's text (source.c) */
-	struct node_info *ni;    /* per node locations and inline edges (nodeinfo.c) */
-	app_ask ask;             /* the question of the last REACT_PROMPT */
-	int quit;                /* set by an answer: leave after the prompt */
-} app;
-
-/* A mode: where the profiles on screen come from and what it adds around
- * the screens (tmux's window_mode). Each mode file fills one; app.c calls
- * through it and never asks which mode it is in. A NULL hook: nothing. */
-typedef struct mode_ops {
-	const char *name;
-	/* Polls the source; 1 when the screen must be drawn again. */
-	int (*tick)(app *a);
-	/* Milliseconds the loop may sleep before tick is due (NULL: 250). */
-	int (*wait_ms)(const app *a);
-	/* The mode's own keys, tried before the screen's; REACT_* flags,
-	 * REACT_UNHANDLED for a key it leaves to the screen. */
-	int (*key)(app *a, int key);
-	/* Lines of the strip under the title, and its drawing. */
-	int (*strip_height)(const app *a);
-	void (*strip_draw)(app *a);
-	/* Text for the right end of the status line. */
-	const char *(*status_note)(const app *a);
-	/* Where the source stands (pid, running, PAUSED, EXITED, DIFF ...):
-	 * the title's start, so 80 columns keep it; the path stays last. */
-	const char *(*title_state)(const app *a);
-	/* The mode's own keys for the key bar, after the screen's first
-	 * (help); NULL-terminated, or NULL. */
-	const struct keybar_item *keys;
-	/* A diff is on screen (values signed), and its NEW/GONE marks (read
-	 * only while in_diff; owned by the mode). */
-	int (*in_diff)(const app *a);
-	struct new_marks *(*marks)(app *a);
-	/* The path the default names of e start from (NULL: v.path). */
-	const char *(*file_stem)(const app *a);
-	/* Frees mode_data; the view is gone already. */
-	void (*free)(app *a);
-} mode_ops;
-
-extern const mode_ops file_mode, filediff_mode, live_mode, rec_mode, faults_mode;
-
-typedef struct keybar_item {
-	const char *key, *label;
-} keybar_item;
-
-/* A screen: tig's view_ops, reduced to what a read-only screen needs. */
-typedef struct screen_ops {
-	const char *name;
-	const keybar_item *keys;     /* NULL-terminated */
-	/* Draws the column header at list_y - 1 and the rows in the list area,
-	 * filling line_row. Must not change the view state but for scroll. */
-	void (*draw)(app *a);
-	/* Maps a key to a state change; returns REACT_* flags. */
-	int (*key)(app *a, int key);
-	/* List lines per page (for PgUp/PgDn). */
-	int (*page)(const app *a);
-} screen_ops;
-
-extern const screen_ops table_ops, peek_ops, tree_ops, help_ops, source_ops;
+#include "tui/app_state.h"
+#include "tui/newmarks.h"
 
 /* help.c: the help screen's lines, every key and what it does (key "": a
  * heading). */
@@ -172,41 +70,6 @@ long scroll_lines(app *a, long sel_line, long nlines, long height);
 int64_t strip_per(int64_t n, int64_t width);
 void strip_bar(app *a, int64_t v, int64_t max, attr_t at);
 
-/* newmarks.c: the diff a mode shows and its NEW and GONE marks (enum
- * diff_mark, core/diff_marks.h).  Between two moments (live, recording):
- * d, a snap_delta result, and its SNAP_STACK_* flags per stack, both
- * owned.  Two files: newp, NEW's profile, borrowed. */
-typedef struct new_marks {
-	prof *d;                 /* owned: the diff shown, or NULL */
-	uint8_t *flags;          /* owned: per stack of d */
-	const prof *newp;        /* borrowed (two files) */
-	unsigned gen;            /* bumped when d or the map under the view changes */
-	uint8_t *node_mark;      /* owned: per node of map, built at gen built */
-	const prof_nodemap *map;
-	uint32_t n;
-	unsigned built;
-} new_marks;
-/* Shows d with flags (owned from now on; either may be NULL), freeing the
- * previous ones. */
-void newmarks_set(new_marks *nm, prof *d, uint8_t *flags);
-/* The mark of node (of the map on screen): DIFF_MARK_NEW, _GONE or _NONE. */
-int newmarks_node(new_marks *nm, const app *a, uint32_t node);
-/* The marks of every node of m, another map over the profile on screen
- * (the source pane's lines), into out (m->nnodes bytes). 0, or -1 when
- * out of memory or no diff is known. */
-int newmarks_map(const new_marks *nm, const app *a, const prof_nodemap *m, uint8_t *out);
-/* Frees the diff and the marks. */
-void newmarks_free(new_marks *nm);
-
-/* app.c: the mode's answers: a diff is on screen (values are signed), a
- * node's mark in it (NEW: nothing at the earlier moment or in BASE; GONE:
- * nothing at the later moment or in NEW; as the mode defines them), and
- * the marks of another map's nodes (newmarks_map; -1 when not in a diff). */
-int app_in_diff(const app *a);
-int app_node_mark(app *a, uint32_t node);
-int app_map_marks(app *a, const prof_nodemap *m, uint8_t *out);
-/* The symbols over the profile on screen (NULL: raw names only). */
-struct sym *app_sym(const app *a);
 /* The view's granularities: first (the one its maps were built at), then,
  * with symbols, the other three; maps are built from app_sym(a). */
 void app_set_grans(app *a, int first);
@@ -268,13 +131,10 @@ int app_run(app *a);
 /* app.c: the one teardown of every mode: the view, the source pane, the
  * node info, the mode's state and the line map. */
 void app_free(app *a);
-/* app.c: asks lead on the status line; the answer goes to fn with arg and
- * dflt kept in a->ask. Returns REACT_PROMPT for the key handler to return. */
 /* SIGINT, SIGTERM and SIGHUP end app_run (the terminal is restored, the
  * mode's free runs); installed early by a mode that must clean up after
  * them before the loop starts (a launched child). */
 void app_signals_install(void);
-int app_prompt(app *a, void (*fn)(app *a, const char *text), int arg, const char *dflt, const char *lead);
 
 /* app.c: sizes the list to the terminal, draws everything once (erase, draw,
  * wnoutrefresh + doupdate: no flicker), and applies one key's reactions.
