@@ -19,6 +19,8 @@
 #include "symbols/sym.h"
 #include "tui/app.h"
 #include "tui/ask.h"
+#include "tui/chrome.h"
+#include "tui/nodeinfo.h"
 
 static volatile sig_atomic_t got_signal;
 

@@ -23,47 +23,6 @@ typedef struct help_line {
 extern const help_line help_lines[];
 extern const size_t help_count;
 
-/* chrome.c: title, status line, key bar and the text helpers. */
-void chrome_init_attrs(app *a);
-void chrome_draw(app *a, const screen_ops *ops);
-/* Draws s at (y, x) in at most width columns, cutting with an ellipsis;
- * pads with spaces to width when pad. Returns the columns used. */
-int put_text(app *a, int y, int x, int width, const char *s, attr_t at, int pad);
-/* Right-aligns s in width columns. */
-void put_right(app *a, int y, int x, int width, const char *s, attr_t at);
-/* A column of a list's header line: width, label, and whether the list is
- * sorted by it (bold, with the sort arrow in its last column). */
-typedef struct head_col {
-	int width;
-	const char *label;
-	int sorted;
-} head_col;
-/* The header line above the list: the n cells right-aligned one column
- * apart, then title over the rest of the line (title_attr added). */
-void head_line(app *a, const head_col *cols, int n, const char *title, attr_t title_attr);
-/* Formats v (bytes in human units, or a count) / a percentage of total. */
-const char *fmt_val(char *buf, size_t len, int64_t v, int objects);
-const char *fmt_pct(char *buf, size_t len, int64_t v, int64_t total);
-/* Formats a growth with its sign ("+2.81 KiB", "-3", "0"). */
-const char *fmt_delta(char *buf, size_t len, int64_t v, int objects);
-/* The label of row (of the screen on top): its node's name and, at
- * function granularity, its place in the source ("name  file.c:12",
- * nodeinfo_row_loc). Returns buf or the name. */
-const char *row_label(app *a, size_t row, char *buf, size_t len);
-/* "NEW " or "GONE " (bold) at (y, x) when a diff is on screen and node is
- * marked so in it (app_node_mark); returns the columns used (0, 4 or 5). */
-int put_diff_mark(app *a, int y, int x, uint32_t node, attr_t at);
-/* The word of a mark with its space ("NEW ", "GONE "), "" for none. */
-const char *diff_mark_word(int mark);
-/* The same as the row shows it in width columns: unresolved frames as
- * "module+0xoffset", long C++ names cut inside their arguments. Returns buf. */
-const char *row_label_fit(app *a, size_t row, int width, char *buf, size_t len);
-/* The row at screen line y, or -1; and marks line y as showing row. */
-void line_set(app *a, int y, long row);
-/* Keeps the selection in view for a list whose row r is drawn on list line
- * line_of(r), in height lines; returns the first list line to draw. */
-long scroll_lines(app *a, long sel_line, long nlines, long height);
-
 /* strip.c: the timeline strips' columns: the buckets one holds for n to
  * fit width (their peak is drawn), and one column's bar, v of max, drawn
  * with at at the cursor. */
@@ -109,19 +68,6 @@ void export_ui_write(app *a, int f, const char *file);
  * source_free drops its text. */
 int source_open(app *a);
 void source_free(app *a);
-
-/* nodeinfo.c: the source location row of the screen on top shows at
- * function granularity ("file.c:123", "" for none; frame and inline level
- * it comes from, may be NULL), for the metric on screen: a node's place
- * carrying the most of it; on the callers/callees screen, a caller's or a
- * callee's row shows its edge's call site (in the caller; in the centre).
- * And whether the edge inner -> outer (callee -> caller) is an inline one.
- * Cached per map, for every metric at once, until the profile or its
- * totals change (symbols/nodeloc.h, core/callgraph.h and
- * core/inline_edges.h compute them). */
-const char *nodeinfo_row_loc(app *a, size_t row, uint32_t *frame, uint32_t *level);
-int nodeinfo_inline_edge(app *a, uint32_t inner, uint32_t outer);
-void nodeinfo_free(app *a);
 
 /* app.c: milliseconds on the monotonic clock (the modes' refresh timers). */
 int64_t app_mono_ms(void);

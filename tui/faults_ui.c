@@ -16,6 +16,7 @@
 #include "attach/live/launch.h"
 #include "symbols/sym.h"
 #include "tui/app.h"
+#include "tui/chrome.h"
 #include "tui/tui.h"
 
 typedef struct faults_ui {

@@ -9,6 +9,7 @@
 #include "core/path.h"
 #include "symbols/sym.h"
 #include "tui/app.h"
+#include "tui/chrome.h"
 
 typedef struct file_diff {
 	const prof *newp;        /* borrowed: the profile of NEW */

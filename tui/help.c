@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "tui/app.h"
+#include "tui/chrome.h"
 
 const help_line help_lines[] = {
 	{ "", "Screens" },

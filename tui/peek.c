@@ -2,6 +2,8 @@
 #include <string.h>
 
 #include "tui/app.h"
+#include "tui/chrome.h"
+#include "tui/nodeinfo.h"
 
 enum { W_VAL = 9, W_PCT = 6, W_OBJ = 8 };
 

@@ -11,6 +11,8 @@
 
 #include "symbols/sym.h"
 #include "tui/app.h"
+#include "tui/chrome.h"
+#include "tui/nodeinfo.h"
 
 enum { W_VAL = 9, W_LINE = 6, W_MARK = 5 };
 

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "tui/app.h"
+#include "tui/chrome.h"
 
 enum { W_RANK = 5, W_VAL = 9, W_PCT = 6, W_OBJ = 8 };
 

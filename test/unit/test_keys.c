@@ -15,6 +15,7 @@
 #include "core/agg.h"
 #include "core/load.h"
 #include "tui/app.h"
+#include "tui/chrome.h"
 
 typedef struct fx {
 	prof *p;
