@@ -23,12 +23,6 @@ typedef struct help_line {
 extern const help_line help_lines[];
 extern const size_t help_count;
 
-/* strip.c: the timeline strips' columns: the buckets one holds for n to
- * fit width (their peak is drawn), and one column's bar, v of max, drawn
- * with at at the cursor. */
-int64_t strip_per(int64_t n, int64_t width);
-void strip_bar(app *a, int64_t v, int64_t max, attr_t at);
-
 /* The view's granularities: first (the one its maps were built at), then,
  * with symbols, the other three; maps are built from app_sym(a). */
 void app_set_grans(app *a, int first);

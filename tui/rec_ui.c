@@ -22,6 +22,7 @@
 #include "tui/app.h"
 #include "tui/chrome.h"
 #include "tui/rec.h"
+#include "tui/strip.h"
 
 #define REC_STRIP 4
 
