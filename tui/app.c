@@ -20,6 +20,7 @@
 #include "tui/app.h"
 #include "tui/ask.h"
 #include "tui/chrome.h"
+#include "tui/help.h"
 #include "tui/nodeinfo.h"
 
 static volatile sig_atomic_t got_signal;

@@ -15,14 +15,6 @@
 #include "tui/app_state.h"
 #include "tui/newmarks.h"
 
-/* help.c: the help screen's lines, every key and what it does (key "": a
- * heading). */
-typedef struct help_line {
-	const char *key, *what;
-} help_line;
-extern const help_line help_lines[];
-extern const size_t help_count;
-
 /* The view's granularities: first (the one its maps were built at), then,
  * with symbols, the other three; maps are built from app_sym(a). */
 void app_set_grans(app *a, int first);

@@ -16,6 +16,7 @@
 #include "core/load.h"
 #include "tui/app.h"
 #include "tui/chrome.h"
+#include "tui/help.h"
 
 typedef struct fx {
 	prof *p;
