@@ -28,12 +28,6 @@ int app_view_open(app *a, const prof *p, int first, const char *title);
 void app_say_missing(struct sym *sy, const char *then);
 void app_missing_status(app *a, const char *then);
 
-/* filediff.c: two files, BASE and NEW, as a's mode (filediff_mode): d
- * toggles NEW - BASE on every screen; with open the diff is on from the
- * first tick (one that cannot be built says why on the status line). base
- * and the strings are borrowed. 0, or -1 when out of memory. */
-int filediff_init(app *a, const prof *base, const char *base_path, const sym_opts *so, int open);
-
 /* write_ui.c: w and W, the profile on screen written as native or skynet
  * v1: a default file name that does not exist yet (base.pro, base-2.pro,
  * ...), the save with its status line, and the prompt of the file modes. */

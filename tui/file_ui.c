@@ -6,6 +6,7 @@
 
 #include "symbols/sym.h"
 #include "tui/app.h"
+#include "tui/filediff.h"
 #include "tui/tui.h"
 
 const mode_ops file_mode = { .name = "file" };
