@@ -20,8 +20,11 @@
 #include "tui/app.h"
 #include "tui/ask.h"
 #include "tui/chrome.h"
+#include "tui/export_ui.h"
 #include "tui/help.h"
 #include "tui/nodeinfo.h"
+#include "tui/source.h"
+#include "tui/write_ui.h"
 
 static volatile sig_atomic_t got_signal;
 

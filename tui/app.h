@@ -28,27 +28,6 @@ int app_view_open(app *a, const prof *p, int first, const char *title);
 void app_say_missing(struct sym *sy, const char *then);
 void app_missing_status(app *a, const char *then);
 
-/* write_ui.c: w and W, the profile on screen written as native or skynet
- * v1: a default file name that does not exist yet (base.pro, base-2.pro,
- * ...), the save with its status line, and the prompt of the file modes. */
-void write_ui_free_name(char *buf, size_t len, const char *base);
-void write_ui_save(app *a, const prof *p, const char *file, int v1);
-int write_ui_ask(app *a, int v1);
-
-/* export_ui.c: e. The formats of export_parse, and "callgraph" (the
- * picture, a diff's when the diff is on); -1 if unknown. A default file
- * name for format f (does not exist yet) and the write of the view on
- * screen (its profile, granularity and metric). */
-#define EXPORT_UI_CALLGRAPH 4
-int export_ui_parse(const char *name);
-const char *export_ui_default(const app *a, int f, char *buf, size_t len);
-void export_ui_write(app *a, int f, const char *file);
-
-/* source.c: l opens the source pane of the selected row (returns REACT_*);
- * source_free drops its text. */
-int source_open(app *a);
-void source_free(app *a);
-
 /* app.c: milliseconds on the monotonic clock (the modes' refresh timers). */
 int64_t app_mono_ms(void);
 /* app.c: runs the UI over a (view and mode set up) on the terminal until

@@ -18,6 +18,7 @@
 #include "tui/app.h"
 #include "tui/chrome.h"
 #include "tui/tui.h"
+#include "tui/write_ui.h"
 
 typedef struct faults_ui {
 	faults *f;               /* sampling on its own thread */

@@ -29,6 +29,7 @@
 #include "tui/inject_ui.h"
 #include "tui/strip.h"
 #include "tui/tui.h"
+#include "tui/write_ui.h"
 
 #define LIVE_SNAPS 64
 #define LIVE_DRAIN_MS 100

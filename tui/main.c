@@ -27,6 +27,7 @@
 #include "tui/app.h"
 #include "tui/tui.h"
 #include "tui/rec.h"
+#include "tui/write_ui.h"
 #include "attach/live/record_attach.h"
 #include "attach/faults/faults.h"
 
