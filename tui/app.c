@@ -333,56 +333,6 @@ static void apply_prompts(app *a, int r)
 	}
 }
 
-/* ---- granularities from symbols ---------------------------------------- */
-
-/* The builder of every mode: the symbols over the profile on screen (a
- * file's, a diff's, the live process's, a recording's moment); with none,
- * the recorded names. */
-static int gran_build(void *ctx, unsigned idx, const prof *p, prof_nodemap *m, char *err, size_t errlen)
-{
-	app *a = ctx;
-	if (sym_nodemap(m, p, app_sym(a), (enum sym_gran)a->gran_order[idx])) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	return 0;
-}
-
-void app_set_grans(app *a, int first)
-{
-	a->gran_order[0] = first;
-	a->v.gran[0].name = sym_gran_name((enum sym_gran)first);
-	if (app_sym(a)) {
-		static const int all[] = { SYM_GRAN_FUNCTION, SYM_GRAN_LINE, SYM_GRAN_ADDRESS, SYM_GRAN_MODULE };
-		for (unsigned i = 0; i < 4; i++)
-			if (all[i] != first) {
-				a->gran_order[a->v.ngran] = all[i];
-				view_add_gran(&a->v, sym_gran_name((enum sym_gran)all[i]));
-			}
-	}
-	/* Always a builder: a diff toggle rebuilds the maps through it. */
-	view_set_gran_builder(&a->v, gran_build, a);
-}
-
-int app_view_open(app *a, const prof *p, int first, const char *title)
-{
-	prof_nodemap *m = calloc(1, sizeof(*m));
-	agg *ag = calloc(1, sizeof(*ag));
-	int built = m && ag && !sym_nodemap_agg(m, ag, p, app_sym(a), (enum sym_gran)first);
-	if (!built || view_init(&a->v, p, m, ag, title)) {
-		if (built) {
-			nodemap_free(m);
-			agg_free(ag);
-		}
-		free(m);
-		free(ag);
-		return -1;
-	}
-	a->v.gran[0].owned = 1;   /* the view frees m and ag from here on */
-	app_set_grans(a, first);
-	return 0;
-}
-
 void app_say_missing(struct sym *sy, const char *then)
 {
 	const sym_missing_module *mm;

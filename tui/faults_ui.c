@@ -16,6 +16,7 @@
 #include "attach/live/launch.h"
 #include "symbols/sym.h"
 #include "tui/app.h"
+#include "tui/app_view.h"
 #include "tui/chrome.h"
 #include "tui/tui.h"
 #include "tui/write_ui.h"

@@ -6,6 +6,7 @@
 
 #include "symbols/sym.h"
 #include "tui/app.h"
+#include "tui/app_view.h"
 #include "tui/filediff.h"
 #include "tui/tui.h"
 

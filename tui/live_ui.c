@@ -25,6 +25,7 @@
 #include "symbols/sym.h"
 #include "tui/allocs_ui.h"
 #include "tui/app.h"
+#include "tui/app_view.h"
 #include "tui/chrome.h"
 #include "tui/inject_ui.h"
 #include "tui/strip.h"

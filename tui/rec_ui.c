@@ -20,6 +20,7 @@
 #include "core/snapdiff.h"
 #include "symbols/sym.h"
 #include "tui/app.h"
+#include "tui/app_view.h"
 #include "tui/chrome.h"
 #include "tui/rec.h"
 #include "tui/strip.h"
