@@ -15,12 +15,6 @@
 #include "tui/app_state.h"
 #include "tui/newmarks.h"
 
-/* Modules whose symbols could not be read, each once, and what their frames
- * show instead (then): one line each on stderr (batch reports), or the
- * first status line (the screens). */
-void app_say_missing(struct sym *sy, const char *then);
-void app_missing_status(app *a, const char *then);
-
 /* app.c: milliseconds on the monotonic clock (the modes' refresh timers). */
 int64_t app_mono_ms(void);
 /* app.c: runs the UI over a (view and mode set up) on the terminal until

@@ -8,6 +8,7 @@
 #include "tui/app.h"
 #include "tui/app_view.h"
 #include "tui/filediff.h"
+#include "tui/missing_syms.h"
 #include "tui/tui.h"
 
 const mode_ops file_mode = { .name = "file" };

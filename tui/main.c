@@ -25,6 +25,7 @@
 #include "attach/live/window.h"
 #include "symbols/sym.h"
 #include "tui/app.h"
+#include "tui/missing_syms.h"
 #include "tui/tui.h"
 #include "tui/rec.h"
 #include "tui/write_ui.h"

@@ -22,6 +22,7 @@
 #include "tui/app.h"
 #include "tui/app_view.h"
 #include "tui/chrome.h"
+#include "tui/missing_syms.h"
 #include "tui/rec.h"
 #include "tui/strip.h"
 
