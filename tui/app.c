@@ -28,12 +28,6 @@
 
 static volatile sig_atomic_t got_signal;
 
-int64_t app_mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 static int curses_on;
 
 static void on_signal(int sig)

@@ -15,8 +15,6 @@
 #include "tui/app_state.h"
 #include "tui/newmarks.h"
 
-/* app.c: milliseconds on the monotonic clock (the modes' refresh timers). */
-int64_t app_mono_ms(void);
 /* app.c: runs the UI over a (view and mode set up) on the terminal until
  * the user quits; restores the terminal. Returns the exit status. */
 int app_run(app *a);

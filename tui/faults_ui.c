@@ -18,6 +18,7 @@
 #include "tui/app.h"
 #include "tui/app_view.h"
 #include "tui/chrome.h"
+#include "tui/clock.h"
 #include "tui/tui.h"
 #include "tui/write_ui.h"
 

@@ -27,6 +27,7 @@
 #include "tui/app.h"
 #include "tui/app_view.h"
 #include "tui/chrome.h"
+#include "tui/clock.h"
 #include "tui/inject_ui.h"
 #include "tui/strip.h"
 #include "tui/tui.h"
