@@ -10,13 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <wchar.h>
 
-#include "core/export.h"
-#include "core/safetext.h"
-#include "symbols/sym.h"
 #include "tui/app.h"
 #include "tui/ask.h"
 #include "tui/chrome.h"

@@ -29,6 +29,7 @@
 #include "tui/chrome.h"
 #include "tui/clock.h"
 #include "tui/inject_ui.h"
+#include "tui/newmarks.h"
 #include "tui/strip.h"
 #include "tui/tui.h"
 #include "tui/write_ui.h"

@@ -24,7 +24,6 @@
 #include "attach/live/snapshot.h"
 #include "attach/live/window.h"
 #include "symbols/sym.h"
-#include "tui/app.h"
 #include "tui/missing_syms.h"
 #include "tui/tui.h"
 #include "tui/rec.h"

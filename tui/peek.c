@@ -1,7 +1,7 @@
 /* peek.c - callers above, the node in the middle, callees below. */
 #include <string.h>
 
-#include "tui/app.h"
+#include "tui/app_state.h"
 #include "tui/chrome.h"
 #include "tui/nodeinfo.h"
 

@@ -13,7 +13,6 @@
 #include "core/agg.h"
 #include "core/snapdiff.h"
 #include "core/view.h"
-#include "tui/app.h"
 #include "tui/missing_syms.h"
 #include "tui/rec.h"
 

@@ -23,6 +23,7 @@
 #include "tui/app_view.h"
 #include "tui/chrome.h"
 #include "tui/missing_syms.h"
+#include "tui/newmarks.h"
 #include "tui/rec.h"
 #include "tui/strip.h"
 
