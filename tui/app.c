@@ -1,7 +1,10 @@
 /* app.c - the terminal's life cycle and the one event loop: read a key, let
- * the screen on top map it to a state change, apply the reactions (redraw,
- * prompt, quit). The terminal is restored on quit, on SIGINT/SIGTERM/SIGHUP,
- * on a fatal error and, best effort, on a crash. */
+ * the mode and then the screen on top map it to a state change (the keys
+ * every screen shares are here), apply the reactions (redraw; read a line
+ * on the status line for the focus, hide and export prompts and the ask
+ * line's question; quit), lay out and draw. The terminal is restored on
+ * quit, on SIGINT/SIGTERM/SIGHUP, on a fatal error and, best effort, on a
+ * crash. */
 #include <errno.h>
 #include <langinfo.h>
 #include <limits.h>
