@@ -1,4 +1,7 @@
-/* atomicfile.c - see atomicfile.h. */
+/* atomicfile.c - the temporary beside the target (PATH.xxxxxxxx.tmp, a
+ * name hard to guess, created O_EXCL|O_NOFOLLOW, another name tried on a
+ * clash) and its rename over the target, or its removal when the rename
+ * fails (see atomicfile.h). No allocation. */
 #include "core/atomicfile.h"
 
 #include <errno.h>

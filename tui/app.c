@@ -1,7 +1,10 @@
 /* app.c - the terminal's life cycle and the one event loop: read a key, let
- * the screen on top map it to a state change, apply the reactions (redraw,
- * prompt, quit). The terminal is restored on quit, on SIGINT/SIGTERM/SIGHUP,
- * on a fatal error and, best effort, on a crash. */
+ * the mode and then the screen on top map it to a state change (the keys
+ * every screen shares are here), apply the reactions (redraw; read a line
+ * on the status line for the focus, hide and export prompts and the ask
+ * line's question; quit), lay out and draw. The terminal is restored on
+ * quit, on SIGINT/SIGTERM/SIGHUP, on a fatal error and, best effort, on a
+ * crash. */
 #include <errno.h>
 #include <langinfo.h>
 #include <limits.h>
@@ -10,23 +13,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <wchar.h>
 
-#include "core/export.h"
-#include "core/safetext.h"
-#include "symbols/sym.h"
 #include "tui/app.h"
+#include "tui/ask.h"
+#include "tui/chrome.h"
+#include "tui/export_ui.h"
+#include "tui/help.h"
+#include "tui/nodeinfo.h"
+#include "tui/source.h"
+#include "tui/write_ui.h"
 
 static volatile sig_atomic_t got_signal;
 
-int64_t app_mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 static int curses_on;
 
 static void on_signal(int sig)
@@ -49,13 +49,6 @@ static void restore_terminal(void)
 	curses_on = 0;
 }
 
-/* The mode of a; a bare app (the headless bench) gets one with no hooks. */
-static const mode_ops *mode_of(const app *a)
-{
-	static const mode_ops bare = { .name = "bare" };
-	return a->mode ? a->mode : &bare;
-}
-
 const screen_ops *app_ops(const app *a)
 {
 	switch (a->v.hist[a->v.depth - 1].kind) {
@@ -70,7 +63,7 @@ const screen_ops *app_ops(const app *a)
 void app_layout(app *a)
 {
 	getmaxyx(a->w, a->h, a->wd);
-	const mode_ops *mo = mode_of(a);
+	const mode_ops *mo = app_mode(a);
 	int strip = mo->strip_height ? mo->strip_height(a) : 0;   /* the timeline, under the title */
 	a->list_y = 3 + strip;
 	a->list_h = a->h - 5 - strip;   /* 2 title lines, column header, status, key bar */
@@ -101,8 +94,8 @@ void app_draw(app *a)
 		const screen_ops *ops = app_ops(a);
 		ops->draw(a);
 		chrome_draw(a, ops);
-		if (mode_of(a)->strip_draw)
-			mode_of(a)->strip_draw(a);
+		if (app_mode(a)->strip_draw)
+			app_mode(a)->strip_draw(a);
 	}
 	wnoutrefresh(a->w);
 	doupdate();
@@ -204,7 +197,7 @@ int app_key(app *a, int key)
 {
 	if (key != KEY_RESIZE)   /* a resize is no answer to the last message: it stays */
 		a->v.status[0] = 0;
-	const mode_ops *mo = mode_of(a);
+	const mode_ops *mo = app_mode(a);
 	int r = mo->key ? mo->key(a, key) : REACT_UNHANDLED;   /* the mode's keys first */
 	if (!(r & REACT_UNHANDLED))
 		return r;
@@ -333,121 +326,13 @@ static void apply_prompts(app *a, int r)
 	}
 }
 
-/* ---- granularities from symbols ---------------------------------------- */
-
-/* The builder of every mode: the symbols over the profile on screen (a
- * file's, a diff's, the live process's, a recording's moment); with none,
- * the recorded names. */
-static int gran_build(void *ctx, unsigned idx, const prof *p, prof_nodemap *m, char *err, size_t errlen)
-{
-	app *a = ctx;
-	if (sym_nodemap(m, p, app_sym(a), (enum sym_gran)a->gran_order[idx])) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	return 0;
-}
-
-void app_set_grans(app *a, int first)
-{
-	a->gran_order[0] = first;
-	a->v.gran[0].name = sym_gran_name((enum sym_gran)first);
-	if (app_sym(a)) {
-		static const int all[] = { SYM_GRAN_FUNCTION, SYM_GRAN_LINE, SYM_GRAN_ADDRESS, SYM_GRAN_MODULE };
-		for (unsigned i = 0; i < 4; i++)
-			if (all[i] != first) {
-				a->gran_order[a->v.ngran] = all[i];
-				view_add_gran(&a->v, sym_gran_name((enum sym_gran)all[i]));
-			}
-	}
-	/* Always a builder: a diff toggle rebuilds the maps through it. */
-	view_set_gran_builder(&a->v, gran_build, a);
-}
-
-int app_view_open(app *a, const prof *p, int first, const char *title)
-{
-	prof_nodemap *m = calloc(1, sizeof(*m));
-	agg *ag = calloc(1, sizeof(*ag));
-	int built = m && ag && !sym_nodemap_agg(m, ag, p, app_sym(a), (enum sym_gran)first);
-	if (!built || view_init(&a->v, p, m, ag, title)) {
-		if (built) {
-			nodemap_free(m);
-			agg_free(ag);
-		}
-		free(m);
-		free(ag);
-		return -1;
-	}
-	a->v.gran[0].owned = 1;   /* the view frees m and ag from here on */
-	app_set_grans(a, first);
-	return 0;
-}
-
-int app_in_diff(const app *a)
-{
-	const mode_ops *mo = mode_of(a);
-	return mo->in_diff && mo->in_diff(a);
-}
-
-int app_node_mark(app *a, uint32_t node)
-{
-	const mode_ops *mo = mode_of(a);
-	return mo->marks && app_in_diff(a) ? newmarks_node(mo->marks(a), a, node) : 0;
-}
-
-int app_map_marks(app *a, const prof_nodemap *m, uint8_t *out)
-{
-	const mode_ops *mo = mode_of(a);
-	return mo->marks && app_in_diff(a) ? newmarks_map(mo->marks(a), a, m, out) : -1;
-}
-
-struct sym *app_sym(const app *a)
-{
-	return a->sy;
-}
-
-void app_say_missing(struct sym *sy, const char *then)
-{
-	const sym_missing_module *mm;
-	size_t n = sy ? sym_missing(sy, &mm) : 0;
-	char safe[1024];
-	for (size_t i = 0; i < n; i++)
-		fprintf(stderr, "mprof-tui: %s: %s; its frames %s\n", text_safe(mm[i].path, safe, sizeof(safe)),
-			mm[i].why, then);
-}
-
-void app_missing_status(app *a, const char *then)
-{
-	const sym_missing_module *mm;
-	size_t n = a->sy ? sym_missing(a->sy, &mm) : 0;
-	if (!n)
-		return;
-	size_t at = (size_t)snprintf(a->v.status, sizeof(a->v.status), "%zu module%s without symbols: ", n,
-				     n > 1 ? "s" : "");
-	char safe[1024];
-	for (size_t i = 0; i < n && at < sizeof(a->v.status); i++)
-		at += (size_t)snprintf(a->v.status + at, sizeof(a->v.status) - at, "%s%s (%s)", i ? ", " : "",
-				       text_safe(mm[i].path, safe, sizeof(safe)), mm[i].why);
-	if (at < sizeof(a->v.status))
-		snprintf(a->v.status + at, sizeof(a->v.status) - at, " (their frames %s)", then);
-}
-
-int app_prompt(app *a, void (*fn)(app *a, const char *text), int arg, const char *dflt, const char *lead)
-{
-	a->ask.answer = fn;
-	a->ask.arg = arg;
-	snprintf(a->ask.dflt, sizeof(a->ask.dflt), "%s", dflt ? dflt : "");
-	snprintf(a->ask.lead, sizeof(a->ask.lead), "%s", lead);
-	return REACT_PROMPT;
-}
-
 void app_free(app *a)
 {
 	view_free(&a->v);
 	source_free(a);
 	nodeinfo_free(a);
-	if (mode_of(a)->free)
-		mode_of(a)->free(a);
+	if (app_mode(a)->free)
+		app_mode(a)->free(a);
 	a->mode = NULL;
 	a->mode_data = NULL;
 	free(a->line_row);
@@ -503,7 +388,7 @@ int app_run(app *a)
 	while (!got_signal) {
 		/* A live mode polls its process between keys; a file just
 		 * waits, waking now and then to notice a signal. */
-		const mode_ops *mo = mode_of(a);
+		const mode_ops *mo = app_mode(a);
 		if (mo->tick && mo->tick(a))
 			dirty = 1;
 		if (dirty)

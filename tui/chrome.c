@@ -10,7 +10,9 @@
 #include "core/diff_marks.h"
 #include "core/names.h"
 #include "core/report.h"
-#include "tui/app.h"
+#include "tui/app_state.h"
+#include "tui/chrome.h"
+#include "tui/nodeinfo.h"
 
 void chrome_init_attrs(app *a)
 {

@@ -8,7 +8,8 @@
 
 #include "core/export.h"
 #include "core/graph.h"
-#include "tui/app.h"
+#include "tui/app_state.h"
+#include "tui/export_ui.h"
 
 int export_ui_parse(const char *name)
 {

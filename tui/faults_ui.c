@@ -16,7 +16,11 @@
 #include "attach/live/launch.h"
 #include "symbols/sym.h"
 #include "tui/app.h"
+#include "tui/app_view.h"
+#include "tui/chrome.h"
+#include "tui/clock.h"
 #include "tui/tui.h"
+#include "tui/write_ui.h"
 
 typedef struct faults_ui {
 	faults *f;               /* sampling on its own thread */

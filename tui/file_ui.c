@@ -6,6 +6,9 @@
 
 #include "symbols/sym.h"
 #include "tui/app.h"
+#include "tui/app_view.h"
+#include "tui/filediff.h"
+#include "tui/missing_syms.h"
 #include "tui/tui.h"
 
 const mode_ops file_mode = { .name = "file" };

@@ -8,7 +8,10 @@
 
 #include "core/path.h"
 #include "symbols/sym.h"
-#include "tui/app.h"
+#include "tui/app_state.h"
+#include "tui/chrome.h"
+#include "tui/filediff.h"
+#include "tui/newmarks.h"
 
 typedef struct file_diff {
 	const prof *newp;        /* borrowed: the profile of NEW */

@@ -2,7 +2,9 @@
  * UI's own (core knows operations, not keys). */
 #include <string.h>
 
-#include "tui/app.h"
+#include "tui/app_state.h"
+#include "tui/chrome.h"
+#include "tui/help.h"
 
 const help_line help_lines[] = {
 	{ "", "Screens" },

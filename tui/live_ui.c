@@ -25,8 +25,14 @@
 #include "symbols/sym.h"
 #include "tui/allocs_ui.h"
 #include "tui/app.h"
+#include "tui/app_view.h"
+#include "tui/chrome.h"
+#include "tui/clock.h"
 #include "tui/inject_ui.h"
+#include "tui/newmarks.h"
+#include "tui/strip.h"
 #include "tui/tui.h"
+#include "tui/write_ui.h"
 
 #define LIVE_SNAPS 64
 #define LIVE_DRAIN_MS 100

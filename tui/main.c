@@ -24,9 +24,10 @@
 #include "attach/live/snapshot.h"
 #include "attach/live/window.h"
 #include "symbols/sym.h"
-#include "tui/app.h"
+#include "tui/missing_syms.h"
 #include "tui/tui.h"
 #include "tui/rec.h"
+#include "tui/write_ui.h"
 #include "attach/live/record_attach.h"
 #include "attach/faults/faults.h"
 

@@ -7,7 +7,8 @@
 
 #include "core/diff_marks.h"
 #include "core/snapdiff.h"
-#include "tui/app.h"
+#include "tui/app_state.h"
+#include "tui/newmarks.h"
 
 void newmarks_set(new_marks *nm, prof *d, uint8_t *flags)
 {

@@ -9,7 +9,8 @@
 #include "core/inline_edges.h"
 #include "core/path.h"
 #include "symbols/nodeloc.h"
-#include "tui/app.h"
+#include "tui/app_state.h"
+#include "tui/nodeinfo.h"
 
 typedef struct node_info {
 	const prof_nodemap *m;   /* the map these are for */

@@ -1,7 +1,9 @@
 /* peek.c - callers above, the node in the middle, callees below. */
 #include <string.h>
 
-#include "tui/app.h"
+#include "tui/app_state.h"
+#include "tui/chrome.h"
+#include "tui/nodeinfo.h"
 
 enum { W_VAL = 9, W_PCT = 6, W_OBJ = 8 };
 

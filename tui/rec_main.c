@@ -13,7 +13,7 @@
 #include "core/agg.h"
 #include "core/snapdiff.h"
 #include "core/view.h"
-#include "tui/app.h"
+#include "tui/missing_syms.h"
 #include "tui/rec.h"
 
 void rec_end_line(const recording *r, char *buf, size_t len)

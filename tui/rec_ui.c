@@ -20,7 +20,12 @@
 #include "core/snapdiff.h"
 #include "symbols/sym.h"
 #include "tui/app.h"
+#include "tui/app_view.h"
+#include "tui/chrome.h"
+#include "tui/missing_syms.h"
+#include "tui/newmarks.h"
 #include "tui/rec.h"
+#include "tui/strip.h"
 
 #define REC_STRIP 4
 

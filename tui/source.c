@@ -10,7 +10,10 @@
 #include <string.h>
 
 #include "symbols/sym.h"
-#include "tui/app.h"
+#include "tui/app_state.h"
+#include "tui/chrome.h"
+#include "tui/nodeinfo.h"
+#include "tui/source.h"
 
 enum { W_VAL = 9, W_LINE = 6, W_MARK = 5 };
 

@@ -1,7 +1,8 @@
 /* strip.c - what the timeline strips of live mode and of recordings share:
  * how many buckets a column holds for a run to fit a width, and a column's
  * bar (eight heights, or ASCII without UTF-8). */
-#include "tui/app.h"
+#include "tui/app_state.h"
+#include "tui/strip.h"
 
 int64_t strip_per(int64_t n, int64_t width)
 {

@@ -1,7 +1,8 @@
 /* table.c - the main screen: one row per node, flat and cum, sortable. */
 #include <string.h>
 
-#include "tui/app.h"
+#include "tui/app_state.h"
+#include "tui/chrome.h"
 
 enum { W_RANK = 5, W_VAL = 9, W_PCT = 6, W_OBJ = 8 };
 

@@ -1,7 +1,8 @@
 /* tree.c - the top-down call tree, expandable per node. */
 #include <string.h>
 
-#include "tui/app.h"
+#include "tui/app_state.h"
+#include "tui/chrome.h"
 
 enum { W_VAL = 9, W_PCT = 6 };
 

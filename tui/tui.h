@@ -1,4 +1,8 @@
-/* tui.h - the interactive terminal UI over one profile. */
+/* tui.h - the entries main.c calls for the interactive modes: one profile
+ * file, or two to diff (tui_run, file_ui.c), a hooked process followed live
+ * (tui_live, live_ui.c) and a process's page faults (tui_faults,
+ * faults_ui.c); each sets up an app and runs it (app.h). A recording's
+ * entries are in rec.h. */
 #ifndef MPROF_TUI_H
 #define MPROF_TUI_H
 

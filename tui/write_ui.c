@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 
 #include "core/load.h"
-#include "tui/app.h"
+#include "tui/app_state.h"
+#include "tui/ask.h"
+#include "tui/write_ui.h"
 
 void write_ui_free_name(char *buf, size_t len, const char *base)
 {

@@ -13,6 +13,7 @@
 #include "core/agg.h"
 #include "core/load.h"
 #include "tui/app.h"
+#include "tui/chrome.h"
 
 static double now(void)
 {

@@ -15,6 +15,8 @@
 #include "core/agg.h"
 #include "core/load.h"
 #include "tui/app.h"
+#include "tui/chrome.h"
+#include "tui/help.h"
 
 typedef struct fx {
 	prof *p;
