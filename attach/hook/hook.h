@@ -201,8 +201,11 @@ seg_header *hook_seg_clone(seg_header *old, uint32_t max_depth, size_t page_size
  * stderr is closed or no longer the file it was at say_init (start). */
 void hook_say(const char *a, const char *b, const char *c);
 void say_init(void);
-/* The environment's number name in [lo, hi], else def (said when out of range). */
+/* hook_start.c: the setting name by attach/shared/settings.h's one rule
+ * (a decimal number in [lo, hi]; else def, a bad value said through
+ * hook_settings_warn, which says settings_num's line through hook_say). */
 uint64_t hook_env_num(const char *name, uint64_t def, uint64_t lo, uint64_t hi);
+void hook_settings_warn(const char *line);
 
 /* arena.c: blocks handed out before the next allocator is known. */
 #define HOOK_ARENA_SIZE (1 << 16)

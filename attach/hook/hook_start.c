@@ -4,8 +4,10 @@
  * passing through when either fails); fork's handlers give a child a
  * segment of its own; hook_self_enter/leave and hook_quiet set the busy
  * flag from the outside.  Owns the hot line (the forwarded functions and
- * the state) and the settings the recording reads. */
+ * the state) and the settings the recording reads, each read through
+ * hook_env_num (attach/shared/settings.c's rule, said through hook_say). */
 #include "attach/hook/hook_hot.h"
+#include "attach/shared/settings.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,16 @@ size_t page_size = 4096;
 static uint64_t seg_size;
 int got_any;       /* some entry is reached through GOT slots only */
 int use_cache = 1;          /* MPROF_CACHE: the per-thread stack cache */
+
+void hook_settings_warn(const char *line)
+{
+	hook_say(line, "", "");
+}
+
+uint64_t hook_env_num(const char *name, uint64_t def, uint64_t lo, uint64_t hi)
+{
+	return settings_num(name, def, lo, hi, hook_settings_warn);
+}
 
 static void fork_prepare(void)
 {

@@ -16,6 +16,7 @@
 #define STOP_MAX_MS 800     /* ... doubling each round a loaded machine needs more */
 #define RUN_US 20           /* busy threads run on this long (and up to 10x more) */
 #define TRY_MS 10000        /* and the time they may take (MPROF_INJECT_TIMEOUT) */
+#define INJ_TIMEOUT_MAX 86400000   /* MPROF_INJECT_TIMEOUT at most a day */
 #define CALL_ALONE_MS 2000  /* the call runs with the others stopped this long */
 #define CALL_MAX_MS 30000
 #define MAX_FRAMES 256

@@ -6,6 +6,7 @@
 #if defined(__x86_64__)
 #include "attach/inject/inject_int.h"
 #include "attach/proc/procfs.h"
+#include "attach/shared/settings.h"
 #include "core/path.h"
 #include "symbols/elffile.h"
 
@@ -442,10 +443,8 @@ static int thread_busy(session *s, pid_t tid, uint64_t *leave)
  * STOP_MAX_MS) rather than give up. */
 int inj_stop_safe(session *s, prof_error *err)
 {
-	long t0 = inj_now_ms(), limit = TRY_MS, hold = STOP_MS;
-	const char *env = getenv("MPROF_INJECT_TIMEOUT");
-	if (env && atol(env) > 0)
-		limit = atol(env);
+	long t0 = inj_now_ms(), hold = STOP_MS;
+	long limit = (long)settings_num("MPROF_INJECT_TIMEOUT", TRY_MS, 1, INJ_TIMEOUT_MAX, settings_warn_stderr);
 	unsigned seed = (unsigned)getpid();
 	while (inj_now_ms() - t0 <= limit) {
 		if (stop_all(s, err))
