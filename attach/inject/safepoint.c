@@ -126,30 +126,11 @@ int inj_elf_syms(const char *path, fsym **out, size_t *nout, uint64_t *vaddr0, i
 	return 0;
 }
 
-/* The load bias of the module at path: address = file address + bias. */
-int inj_module_bias(const session *s, const char *path, uint64_t vaddr0, uint64_t *bias)
-{
-	for (size_t i = 0; i < s->nmaps; i++)
-		if (!strcmp(s->maps[i].path, path)) {
-			*bias = s->maps[i].lo - s->maps[i].off - vaddr0;
-			return 0;
-		}
-	return -1;
-}
-
 uint64_t inj_sym_addr(const fsym *v, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(v[i].name, name))
 			return v[i].lo;
-	return 0;
-}
-
-int inj_range_add(session *s, uint64_t lo, uint64_t hi, int kind)
-{
-	if (vec_grow((void **)&s->bad, &s->badcap, s->nbad + 1, sizeof(*s->bad)))
-		return -1;
-	s->bad[s->nbad++] = (range){ lo, hi, kind };
 	return 0;
 }
 
