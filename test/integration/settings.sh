@@ -57,3 +57,20 @@ expect_eq "mprof-tui --record --attach, MPROF_RECORD_FILES=ten: one line naming 
 	"$(printf '%s\n' "$ERR" | grep MPROF_)" \
 	"mprof-tui: MPROF_RECORD_FILES=ten: not a number from 1 to 1000000; using the default 10"
 expect_eq "mprof-tui --record --attach: recorded with the default" "$(ls "$TMP/t1" | wc -l)" 1
+
+# mprof-tui's MPROF_INJECT_TIMEOUT (ptrace, x86_64): "5s" was atol's 5 ms,
+# silently; now it is said and the default used, and the injection works.
+if [ "$(uname -m)" = x86_64 ]; then
+	cc -O1 -g -pthread -o "$TMP/target" "$TOP/test/progs/inject_target.c" || not_ok "build inject_target"
+	( timeout 60 "$TMP/target" 2 > "$TMP/target.out" 2>&1 ) &
+	n=0
+	while [ ! -s "$TMP/target.out" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
+	tpid=$(head -1 "$TMP/target.out")
+	MPROF_INJECT_TIMEOUT=5s run_status "$MPROF" --inject "$tpid"
+	wait
+	expect_eq "mprof-tui --inject, MPROF_INJECT_TIMEOUT=5s: exit status 0" "$STATUS" 0
+	expect_eq "mprof-tui --inject, MPROF_INJECT_TIMEOUT=5s: one line naming it" "$ERR" \
+		"mprof-tui: MPROF_INJECT_TIMEOUT=5s: not a number from 1 to 86400000; using the default 10000"
+else
+	ok "MPROF_INJECT_TIMEOUT # SKIP injection is x86_64 only"
+fi
