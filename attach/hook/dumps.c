@@ -32,8 +32,7 @@ void dumps_init(void)
 		hook_say("MPROF_FORMAT: use native or skynet; using native", "", "");
 	forks_dump = (int)hook_env_num("MPROF_FORKS", 0, 0, 1);
 	descendant = dumpname_init();
-	const char *follow = getenv("MPROF_FOLLOW");
-	if (follow && !strcmp(follow, "0"))
+	if (!hook_env_num("MPROF_FOLLOW", 1, 0, 1))
 		dumpname_unfollow();
 }
 

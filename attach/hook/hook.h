@@ -1,7 +1,10 @@
 /* hook.h - attach/hook/ is libmprof.so and nothing else: what runs inside
  * the target.  The entry points (hook.c: C's malloc family; hook_ext.c: the
  * C++ operators, jemalloc's and tcmalloc's own API) forward to the
- * program's allocator and record; unwind.c and stackcache.c make the stack,
+ * program's allocator and record (hook_record.c: one allocation or free;
+ * hook_start.c starts the hook and reads its settings; hook_thread.c keeps
+ * each thread's state and counter lane; hook_defer.c the frees a signal
+ * handler makes inside the hook; hook_hot.h what these share); unwind.c and stackcache.c make the stack,
  * stacks.c interns it in the segment, live.c keeps the live pointers, ring.c
  * streams events, modules.c and elfsym.c name the code, dump.c writes .pro
  * files through core's writers, record.c and record_hook.c write
@@ -198,8 +201,11 @@ seg_header *hook_seg_clone(seg_header *old, uint32_t max_depth, size_t page_size
  * stderr is closed or no longer the file it was at say_init (start). */
 void hook_say(const char *a, const char *b, const char *c);
 void say_init(void);
-/* The environment's number name in [lo, hi], else def (said when out of range). */
+/* hook_start.c: the setting name by attach/shared/settings.h's one rule
+ * (a decimal number in [lo, hi]; else def, a bad value said through
+ * hook_settings_warn, which says settings_num's line through hook_say). */
 uint64_t hook_env_num(const char *name, uint64_t def, uint64_t lo, uint64_t hi);
+void hook_settings_warn(const char *line);
 
 /* arena.c: blocks handed out before the next allocator is known. */
 #define HOOK_ARENA_SIZE (1 << 16)
@@ -231,7 +237,7 @@ void dumps_forked(void);
 /* loadhow.c: 1 when the hook was dlopened into a running program
  * (mprof-tui --inject), 0 when it came with the program (LD_PRELOAD). */
 int hook_loaded_late(void);
-/* hook.c: the calling thread enters the hook, publishing its staged events
+/* hook_start.c: the calling thread enters the hook, publishing its staged events
  * unless it was inside already; leave runs the frees parked meanwhile
  * unless in a signal handler. */
 void hook_self_enter(void);
@@ -304,7 +310,7 @@ void *hook_fn_same_provider(void *fn, void *malloc_fn);
 /* e->real, resolving it on first use; NULL when nothing defines the name. */
 void *hook_fn_real(hook_fn *e);
 
-/* hook.c's recording, for hook_ext.c and entry_wrap.c. hook_begin: 1 when
+/* hook_record.c's recording, for hook_ext.c and entry_wrap.c. hook_begin: 1 when
  * this call is to be recorded, its blocks under the live-table key bits
  * key (the thread is then busy until hook_end); 0 to pass straight
  * through, and a call nested in a recorded one notes key's allocator as
@@ -334,7 +340,7 @@ typedef struct hook_resize {
 } hook_resize_t;
 hook_resize_t hook_resize_begin(void *p);
 void hook_resize_end(hook_resize_t *r, void *q, size_t n, int failed, uint64_t fa);
-/* A free that arrives while the thread is inside the hook (a signal
+/* hook_defer.c: a free that arrives while the thread is inside the hook (a signal
  * handler): 1 when parked (freed later by real_free), 0 to free now. */
 int hook_defer_free(void *p);
 

@@ -6,7 +6,7 @@
  * p = 1 - exp(-s/BYTES) whatever came before, independently of the others,
  * and the hook adds 1/p objects and s/p bytes (core/heap_scale.h's
  * heap_weight) to its stack: unbiased totals.  The common case is the
- * inline countdown in hook.c (sample_due): no shared write, no atomics.
+ * inline countdown in hook_hot.h (sample_due): no shared write, no atomics.
  *
  * The rate can change while the process runs: a consumer writes the
  * segment's seg_sample (mprof-tui --sample-rate); a thread compares the

@@ -1,6 +1,5 @@
 /* segment_create.c - the hook's shared-memory segment (attach/shared/segment.h),
- * made at start and again in a forked child, and the start-up's plumbing:
- * numeric settings from the environment. */
+ * made at start and again in a forked child. */
 #include "attach/hook/hook.h"
 
 #include <errno.h>
@@ -13,20 +12,6 @@
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
-
-uint64_t hook_env_num(const char *name, uint64_t def, uint64_t lo, uint64_t hi)
-{
-	const char *s = getenv(name);
-	if (!s || !*s)
-		return def;
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (*end || v < lo || v > hi) {
-		hook_say(name, ": out of range, using the default", "");
-		return def;
-	}
-	return v;
-}
 
 static uint64_t align64(uint64_t n)
 {

@@ -1,6 +1,8 @@
-/* inject_int.h - what inject.c (the session: checks, the remote call,
- * load and detach) and safepoint.c (stopping every thread at a safe point)
- * share.  x86_64 only. */
+/* inject_int.h - what the files of attach/inject/ share: the session and
+ * each file's functions.  Calls go one way: inject.c (the session: checks,
+ * the remote call, load and detach) -> safepoint.c (stopping every thread
+ * at a safe point) -> allocranges.c and breakpoint.c -> coderanges.c and
+ * tracee.c, the helpers.  x86_64 only. */
 #ifndef MPROF_INJECT_INT_H
 #define MPROF_INJECT_INT_H
 
@@ -16,6 +18,7 @@
 #define STOP_MAX_MS 800     /* ... doubling each round a loaded machine needs more */
 #define RUN_US 20           /* busy threads run on this long (and up to 10x more) */
 #define TRY_MS 10000        /* and the time they may take (MPROF_INJECT_TIMEOUT) */
+#define INJ_TIMEOUT_MAX 86400000   /* MPROF_INJECT_TIMEOUT at most a day */
 #define CALL_ALONE_MS 2000  /* the call runs with the others stopped this long */
 #define CALL_MAX_MS 30000
 #define MAX_FRAMES 256
@@ -63,7 +66,13 @@ typedef struct session {
 } session;
 
 
-/* inject.c */
+/* coderanges.c */
+/* The load bias of the module at path: address = file address + bias. */
+int inj_module_bias(const session *s, const char *path, uint64_t vaddr0, uint64_t *bias);
+/* Adds a code range of a kind (R_*) to the session's rule; -1 out of memory. */
+int inj_range_add(session *s, uint64_t lo, uint64_t hi, int kind);
+
+/* tracee.c */
 long inj_now_ms(void);
 void inj_sleep_ms(long ms);
 /* "process N exited during the injection"; -1. */
@@ -78,11 +87,7 @@ int inj_proc_status(int pid, long *uid, long *tracer);
  * difference between its load address and its file addresses' origin.
  * Caller frees *out. */
 int inj_elf_syms(const char *path, fsym **out, size_t *nout, uint64_t *vaddr0, int *is_static);
-/* The load bias of the module at path: address = file address + bias. */
-int inj_module_bias(const session *s, const char *path, uint64_t vaddr0, uint64_t *bias);
 uint64_t inj_sym_addr(const fsym *v, size_t n, const char *name);
-/* Adds a code range of a kind (R_*) to the session's rule; -1 out of memory. */
-int inj_range_add(session *s, uint64_t lo, uint64_t hi, int kind);
 /* The code ranges of the safe-point rule, and libc's path (for dlopen). */
 int inj_ranges_build(session *s, char *libc, size_t libc_len);
 /* allocranges.c: the whole code of each allocator the hook patches at its

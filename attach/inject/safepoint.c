@@ -6,6 +6,7 @@
 #if defined(__x86_64__)
 #include "attach/inject/inject_int.h"
 #include "attach/proc/procfs.h"
+#include "attach/shared/settings.h"
 #include "core/path.h"
 #include "symbols/elffile.h"
 
@@ -125,30 +126,11 @@ int inj_elf_syms(const char *path, fsym **out, size_t *nout, uint64_t *vaddr0, i
 	return 0;
 }
 
-/* The load bias of the module at path: address = file address + bias. */
-int inj_module_bias(const session *s, const char *path, uint64_t vaddr0, uint64_t *bias)
-{
-	for (size_t i = 0; i < s->nmaps; i++)
-		if (!strcmp(s->maps[i].path, path)) {
-			*bias = s->maps[i].lo - s->maps[i].off - vaddr0;
-			return 0;
-		}
-	return -1;
-}
-
 uint64_t inj_sym_addr(const fsym *v, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(v[i].name, name))
 			return v[i].lo;
-	return 0;
-}
-
-int inj_range_add(session *s, uint64_t lo, uint64_t hi, int kind)
-{
-	if (vec_grow((void **)&s->bad, &s->badcap, s->nbad + 1, sizeof(*s->bad)))
-		return -1;
-	s->bad[s->nbad++] = (range){ lo, hi, kind };
 	return 0;
 }
 
@@ -442,10 +424,8 @@ static int thread_busy(session *s, pid_t tid, uint64_t *leave)
  * STOP_MAX_MS) rather than give up. */
 int inj_stop_safe(session *s, prof_error *err)
 {
-	long t0 = inj_now_ms(), limit = TRY_MS, hold = STOP_MS;
-	const char *env = getenv("MPROF_INJECT_TIMEOUT");
-	if (env && atol(env) > 0)
-		limit = atol(env);
+	long t0 = inj_now_ms(), hold = STOP_MS;
+	long limit = (long)settings_num("MPROF_INJECT_TIMEOUT", TRY_MS, 1, INJ_TIMEOUT_MAX, settings_warn_stderr);
 	unsigned seed = (unsigned)getpid();
 	while (inj_now_ms() - t0 <= limit) {
 		if (stop_all(s, err))

@@ -53,7 +53,7 @@ int record_attach(int pid, const char *dir, const char *lib, FILE *msg)
 		return 2;
 	}
 	rec_writer *w = calloc(1, sizeof(*w));
-	if (!w || recw_open(w, f.m.h, &f.hc, hw, dir, 0, 0, 1)) {
+	if (!w || recw_open(w, f.m.h, &f.hc, hw, dir, 0, 0, 1, settings_warn_stderr)) {
 		fprintf(msg, "mprof-tui: %s\n", w ? w->err : "out of memory");
 		free(w);
 		munmap(hw, hl);

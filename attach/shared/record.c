@@ -217,19 +217,8 @@ static int file_close(rec_writer *w)
 	return 0;
 }
 
-/* A positive decimal setting (at most hi) from the environment, else def. */
-static uint64_t env_limit(const char *name, uint64_t def, uint64_t hi)
-{
-	const char *s = getenv(name);
-	if (!s || !*s)
-		return def;
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	return *end || !v ? def : v > hi ? hi : v;
-}
-
 int recw_open(rec_writer *w, const void *base, const seg_header *hc, seg_header *hw, const char *dir,
-	      uint64_t max_size, unsigned max_files, int from_counters)
+	      uint64_t max_size, unsigned max_files, int from_counters, settings_warn_fn *warn)
 {
 	memset(w, 0, sizeof(*w));
 	w->fd = -1;
@@ -240,8 +229,9 @@ int recw_open(rec_writer *w, const void *base, const seg_header *hc, seg_header 
 	w->hc = *hc;
 	w->hw = hw;
 	w->pid = (int)hc->pid;
-	w->max_size = max_size ? max_size : env_limit("MPROF_RECORD_SIZE", RECW_DEFAULT_SIZE, UINT64_MAX);
-	w->max_files = max_files ? max_files : (unsigned)env_limit("MPROF_RECORD_FILES", RECW_DEFAULT_FILES, 1000000);
+	w->max_size = max_size ? max_size : settings_num("MPROF_RECORD_SIZE", RECW_DEFAULT_SIZE, 1, UINT64_MAX, warn);
+	w->max_files = max_files ? max_files
+				 : (unsigned)settings_num("MPROF_RECORD_FILES", RECW_DEFAULT_FILES, 1, 1000000, warn);
 	w->dirfd = -1;
 	if (recf_dir(w, dir))
 		return -1;

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "attach/shared/segment.h"
+#include "attach/shared/settings.h"
 #include "core/recfmt.h"
 
 /* A writer with little to do polls this often; its heartbeat, renewed
@@ -241,10 +242,11 @@ void recf_release(rec_writer *w);
  * hw the writable header) into dir (created if missing; this pid's old
  * files in it are removed). from_counters: the recording starts from the
  * segment's counters (a late attach); else from zero. max_size and
- * max_files 0: MPROF_RECORD_SIZE and MPROF_RECORD_FILES, else the
- * defaults. 0, or -1 with w->err set. */
+ * max_files 0: MPROF_RECORD_SIZE and MPROF_RECORD_FILES (settings.h: a
+ * bad value is said through warn, and the default used). 0, or -1 with
+ * w->err set. */
 int recw_open(rec_writer *w, const void *base, const seg_header *hc, seg_header *hw, const char *dir,
-	      uint64_t max_size, unsigned max_files, int from_counters);
+	      uint64_t max_size, unsigned max_files, int from_counters, settings_warn_fn *warn);
 /* Drains the ring and writes; returns the events read, or -1 once writing
  * failed (w->err says why; producers no longer wait). */
 long recw_poll(rec_writer *w);

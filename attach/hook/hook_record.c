@@ -1,0 +1,181 @@
+/* hook_record.c - the recording of one allocation or free: the stack
+ * (from the thread's stack cache, or unwound and interned), the live
+ * table's entry, the counters (the thread's lane, the heap window's) and
+ * the ring's event; and the recording API the other entry points use
+ * (hook_ext.c, entry_wrap.c): hook_begin/hook_end around a call, resizes,
+ * notes of an allocation or a free. */
+#include "attach/hook/hook_hot.h"
+#include "core/heap_scale.h"
+
+/* Adds the block p of n bytes recorded at the rate of index ridx, weighted
+ * (heap_weight_at, dithered by its address: 1 and n when every allocation
+ * is recorded), to stack id's alloc (free = 0) or free counters: its free
+ * takes off what it added.  win: the block is the open heap window's, so
+ * the same goes into the window's counters (shared, atomic). */
+static inline void count(uint32_t id, int freed, uint64_t p, uint64_t n, uint32_t ridx, int win)
+{
+	uint64_t o = 1;
+	if (ridx)
+		heap_weight_at(n, sample_rate_of(ridx), heap_weight_frac(p), &o, &n);
+	if (th.lane && id < lane_cap) {
+		uint64_t *c = freed ? &th.lane[id].free_objs : &th.lane[id].alloc_objs;
+		__atomic_store_n(&c[0], __atomic_load_n(&c[0], __ATOMIC_RELAXED) + o, __ATOMIC_RELAXED);
+		__atomic_store_n(&c[1], __atomic_load_n(&c[1], __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+	} else {
+		uint64_t *c = freed ? &lane0[id].free_objs : &lane0[id].alloc_objs;
+		__atomic_fetch_add(&c[0], o, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&c[1], n, __ATOMIC_RELAXED);
+	}
+	if (win) {
+		uint64_t *c = freed ? &win_cnt[id].free_objs : &win_cnt[id].alloc_objs;
+		__atomic_fetch_add(&c[0], o, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&c[1], n, __ATOMIC_RELAXED);
+	}
+}
+
+/* Calls recorded on a thread before it builds its stack cache: threads
+ * that allocate a few times and leave never pay for one. */
+#define SC_WARMUP 64
+/* Sampled, a recorded call stands for about a rate's worth of bytes: a
+ * thread that gets a few is no short-lived one. */
+#define SC_WARMUP_SAMPLED 4
+
+/* Records the block p of n bytes, which sampling picked; fa: the frame of
+ * the interposed function the program called. */
+__attribute__((noinline)) void record_alloc(void *p, size_t n, uint64_t fa)
+{
+	seg_header *h = hook_seg;
+	if (unlikely(th.state != 1)) {
+		if (!th.state)
+			thread_setup();
+	}
+	uint32_t ridx = th.sample_ridx;
+	int trunc = 0;
+	uint32_t id = UINT32_MAX;
+	if (th.sc) {
+		id = scache_lookup(th.sc, fa, &trunc);
+	} else if (th.state == 1 && th.calls != UINT32_MAX && use_cache &&
+		   ++th.calls >= (th.sample_mean ? SC_WARMUP_SAMPLED : SC_WARMUP)) {
+		th.sc = scache_new(th.tid);
+		th.calls = UINT32_MAX;   /* tried once */
+	}
+	if (id == UINT32_MAX) {
+		uint64_t pcs[HOOK_MAX_DEPTH], slots[HOOK_MAX_DEPTH];
+		int exact;
+		int d = unwind_capture(pcs, slots, &exact, max_depth, fa);
+		trunc = d >= max_depth;
+		int fresh;
+		id = stacks_intern(h, &th, pcs, (uint32_t)d, &fresh);
+		if (fresh && modules_check(h) && got_any)
+			got_patch_all(got_slots_only());   /* modules loaded since: their slots too */
+		if (id != UINT32_MAX && th.sc)
+			scache_fill(th.sc, fa, pcs, exact ? slots : NULL, d, id, trunc);
+	}
+	if (trunc)
+		__atomic_fetch_add(&h->truncated_stacks, 1, __ATOMIC_RELAXED);
+	if (id == UINT32_MAX)
+		return;
+	int win = live_put((uint64_t)(uintptr_t)p | th.tag, id, n, ridx, LIVE_NEW);
+	if (win < 0) {
+		__atomic_fetch_add(&h->dropped_live, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	count(id, 0, (uint64_t)(uintptr_t)p, n, ridx, win);
+	ring_push(h, &th, SEG_EV_ALLOC, id, n, (uint64_t)(uintptr_t)p);
+}
+
+/* A miss in the live table is an unknown free unless sampling ever left
+ * blocks out of it. */
+static inline void unknown_free(seg_header *h)
+{
+	if (!sample_ever)
+		__atomic_fetch_add(&h->unknown_frees, 1, __ATOMIC_RELAXED);
+}
+
+/* 1 when p was in the live table; a miss is an unknown free unless the key is ENTRY_QUIET. */
+int record_free(void *p)
+{
+	seg_header *h = hook_seg;
+	uint32_t id, ridx;
+	uint64_t n, key = (uint64_t)(uintptr_t)p | (th.tag & ~ENTRY_QUIET);
+	int win;
+	if (!live_maybe(key))
+		return 0;   /* sampling never picked it */
+	if (!live_take(key, &id, &n, &ridx, &win)) {
+		if (!(th.tag & ENTRY_QUIET))
+			unknown_free(h);
+		return 0;
+	}
+	if (unlikely(!th.state))
+		thread_setup();
+	count(id, 1, (uint64_t)(uintptr_t)p, n, ridx, win);
+	ring_push(h, &th, SEG_EV_FREE, id, n, (uint64_t)(uintptr_t)p);
+	return 1;
+}
+
+/* ---- the recording API of the other entry points (hook_ext.c) --------- */
+
+hook_resize_t hook_resize_begin(void *p)
+{
+	hook_resize_t r = { p, th.tag, UINT32_MAX, 0, 0, 0, 0 };
+	uint64_t key = (uint64_t)(uintptr_t)p | r.key;
+	r.known = p && live_maybe(key) && live_take(key, &r.id, &r.old, &r.ridx, &r.win);
+	return r;
+}
+
+void hook_resize_end(hook_resize_t *r, void *q, size_t n, int failed, uint64_t fa)
+{
+	seg_header *h = hook_seg;
+	void *p = r->p;
+	if (failed) {
+		if (r->known)
+			live_put((uint64_t)(uintptr_t)p | r->key, r->id, r->old, r->ridx, r->win ? LIVE_NEW : LIVE_PLAIN);
+		return;
+	}
+	if (p && r->known) {
+		if (unlikely(!th.state))
+			thread_setup();
+		count(r->id, 1, (uint64_t)(uintptr_t)p, r->old, r->ridx, r->win);
+		ring_push(h, &th, SEG_EV_FREE, r->id, r->old, (uint64_t)(uintptr_t)p);
+	} else if (p) {
+		unknown_free(h);
+	}
+	note_alloc(q, n, fa);
+}
+
+int hook_begin(uint64_t key)
+{
+	if (!hook_enter()) {
+		th.reached = (uint32_t)(key >> ENTRY_TAG_SHIFT) + 1;
+		return 0;
+	}
+	th.tag = key;
+	th.reached = 0;
+	return 1;
+}
+
+void hook_end(void)
+{
+	th.tag = 0;
+	hook_leave();
+}
+
+uint32_t hook_reached(void)
+{
+	return th.reached;
+}
+
+void hook_rekey(uint64_t key)
+{
+	th.tag = key;
+}
+
+void hook_note_alloc(void *p, size_t n, uint64_t fa)
+{
+	note_alloc(p, n, fa);
+}
+
+int hook_note_free(void *p)
+{
+	return record_free(p);
+}

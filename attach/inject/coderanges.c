@@ -1,0 +1,31 @@
+/* coderanges.c - the session's code ranges of the safe-point rule (R_*:
+ * allocator, lock holder, wait, libc), which safepoint.c and allocranges.c
+ * fill, and the load bias that turns a module's file addresses into the
+ * process's (from the session's maps).  Calls nothing else of
+ * attach/inject/.  x86_64 only. */
+#if defined(__x86_64__)
+#include "attach/inject/inject_int.h"
+#include "core/vec.h"
+
+#include <string.h>
+
+/* The load bias of the module at path: address = file address + bias. */
+int inj_module_bias(const session *s, const char *path, uint64_t vaddr0, uint64_t *bias)
+{
+	for (size_t i = 0; i < s->nmaps; i++)
+		if (!strcmp(s->maps[i].path, path)) {
+			*bias = s->maps[i].lo - s->maps[i].off - vaddr0;
+			return 0;
+		}
+	return -1;
+}
+
+int inj_range_add(session *s, uint64_t lo, uint64_t hi, int kind)
+{
+	if (vec_grow((void **)&s->bad, &s->badcap, s->nbad + 1, sizeof(*s->bad)))
+		return -1;
+	s->bad[s->nbad++] = (range){ lo, hi, kind };
+	return 0;
+}
+
+#endif
