@@ -14,6 +14,7 @@
 
 static uint64_t name_seq;
 
+/* splitmix64 whole, not hash.h's one round: a name must be hard to guess, not only spread. */
 static uint64_t mix(uint64_t x)
 {
 	x += 0x9e3779b97f4a7c15ull;
