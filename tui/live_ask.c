@@ -78,7 +78,7 @@ static void answer_write(app *a, const char *ans)
 			ans++;
 		if (!*ans) {
 			char base[64];
-			snprintf(base, sizeof(base), "mprof-%d-s%ld", lv->f.pid, n);
+			snprintf(base, sizeof(base), "mprof-%d-s%ld", lv->fu.f.pid, n);
 			write_ui_free_name(file, sizeof(file), base);
 			ans = file;
 		}
@@ -90,9 +90,9 @@ static void answer_write(app *a, const char *ans)
 	prof *owned = NULL;
 	const prof *p = v->p;
 	if (which >= 0)
-		p = owned = snap_delta(lv->f.p, NULL, &lv->snaps[which], NULL, &err);
+		p = owned = snap_delta(lv->fu.f.p, NULL, &lv->snaps[which], NULL, &err);
 	else if (!lv->diff)
-		p = lv->f.p;
+		p = lv->fu.f.p;
 	if (!p) {
 		snprintf(v->status, sizeof(v->status), "write: %.240s", err.msg);
 		return;
@@ -108,13 +108,13 @@ int live_ask_write(app *a, int v1)
 	const char *fmt = v1 ? "skynet v1" : "native";
 	if (lv->diff) {
 		char f[16], t[16];
-		snprintf(base, sizeof(base), "mprof-%d-diff-%s-%s", lv->f.pid, live_moment_name(lv, lv->from, f, sizeof(f)),
+		snprintf(base, sizeof(base), "mprof-%d-diff-%s-%s", lv->fu.f.pid, live_moment_name(lv, lv->from, f, sizeof(f)),
 			 live_moment_name(lv, lv->to, t, sizeof(t)));
 		for (char *c = base; *c; c++)
 			if (*c == '#')
 				*c = 's';
 	} else {
-		snprintf(base, sizeof(base), "mprof-%d-now", lv->f.pid);
+		snprintf(base, sizeof(base), "mprof-%d-now", lv->fu.f.pid);
 	}
 	write_ui_free_name(dflt, sizeof(dflt), base);
 	snprintf(lead, sizeof(lead), "write %s (%s) to [%s] (#N FILE: snapshot N): ",

@@ -12,8 +12,8 @@
 /* Stops our child (-- CMD) when the user quits before it ends. */
 void live_child_stop(live_ui *lv)
 {
-	if (lv->f.child > 0 && lv->f.child_status < 0)
-		launch_stop(lv->f.child, &lv->f.child_status);
+	if (lv->fu.f.child > 0 && lv->fu.f.child_status < 0)
+		launch_stop(lv->fu.f.child, &lv->fu.f.child_status);
 }
 
 /* The answer to "stop it?": y (or Enter) stops the child, d leaves it
@@ -28,7 +28,7 @@ static void quit_answer(app *a, const char *text)
 		lv->leave = 1;
 		a->quit = 1;
 	} else {
-		snprintf(a->v.status, sizeof(a->v.status), "still following %s (pid %d)", lv->cmd, (int)lv->f.child);
+		snprintf(a->v.status, sizeof(a->v.status), "still following %s (pid %d)", lv->cmd, (int)lv->fu.f.child);
 	}
 }
 
@@ -43,11 +43,11 @@ int live_quit_key(app *a, int key)
 		live_diff_close(a);
 		return REACT_REDRAW;
 	}
-	if (!lv->cmd || lv->f.child <= 0 || lv->f.child_status >= 0 || lv->f.exited)
+	if (!lv->cmd || lv->fu.f.child <= 0 || lv->fu.f.child_status >= 0 || lv->fu.f.exited)
 		return REACT_QUIT;
 	char lead[sizeof(a->ask.lead)];
 	snprintf(lead, sizeof(lead), "quit: stop %.40s (pid %d)? y stop, d detach (it runs on), n stay [y]: ",
-		 path_base(lv->cmd), (int)lv->f.child);
+		 path_base(lv->cmd), (int)lv->fu.f.child);
 	return app_prompt(a, quit_answer, 0, "y", lead) | REACT_REDRAW;
 }
 
@@ -56,20 +56,20 @@ int live_quit_key(app *a, int key)
 void live_child_end(live_ui *lv)
 {
 	/* Seen exiting (the hook's mark) but not yet reaped: it is ending, give it a second. */
-	for (int i = 0; i < 100 && lv->f.exited && lv->f.child > 0 && lv->f.child_status < 0; i++) {
+	for (int i = 0; i < 100 && lv->fu.f.exited && lv->fu.f.child > 0 && lv->fu.f.child_status < 0; i++) {
 		struct timespec ts = { 0, 10000000 };
 		nanosleep(&ts, NULL);
-		follow_check_exit(&lv->f);
+		follow_check_exit(&lv->fu.f);
 	}
-	if (lv->cmd && lv->ran && lv->f.child_status < 0 && lv->leave) {
+	if (lv->cmd && lv->ran && lv->fu.f.child_status < 0 && lv->leave) {
 		fprintf(stderr, "mprof-tui: left %s (pid %d) running under the hook; its output is in %s; "
-			"mprof-tui --attach %d follows it again\n", lv->cmd, (int)lv->f.child, lv->out, (int)lv->f.child);
-	} else if (lv->cmd && lv->ran && lv->f.child_status < 0) {
+			"mprof-tui --attach %d follows it again\n", lv->cmd, (int)lv->fu.f.child, lv->out, (int)lv->fu.f.child);
+	} else if (lv->cmd && lv->ran && lv->fu.f.child_status < 0) {
 		live_child_stop(lv);
-		fprintf(stderr, "mprof-tui: stopped %s (pid %d); its output is in %s\n", lv->cmd, (int)lv->f.child,
+		fprintf(stderr, "mprof-tui: stopped %s (pid %d); its output is in %s\n", lv->cmd, (int)lv->fu.f.child,
 			lv->out);
 	} else if (lv->cmd && lv->ran) {
-		fprintf(stderr, "mprof-tui: %s (pid %d) ended; its output is in %s\n", lv->cmd, (int)lv->f.child, lv->out);
+		fprintf(stderr, "mprof-tui: %s (pid %d) ended; its output is in %s\n", lv->cmd, (int)lv->fu.f.child, lv->out);
 	} else if (lv->cmd) {
 		live_child_stop(lv);
 	}

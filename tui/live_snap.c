@@ -41,7 +41,7 @@ int live_diff_rebuild(app *a, int frames_changed)
 	live_ui *lv = LV(a);
 	prof_error err;
 	uint8_t *flags = NULL;
-	prof *d = snap_delta(lv->f.p, &lv->snaps[lv->from], lv->to < 0 ? NULL : &lv->snaps[lv->to], &flags, &err);
+	prof *d = snap_delta(lv->fu.f.p, &lv->snaps[lv->from], lv->to < 0 ? NULL : &lv->snaps[lv->to], &flags, &err);
 	if (!d) {
 		snprintf(a->v.status, sizeof(a->v.status), "%.250s", err.msg);
 		return -1;
@@ -67,7 +67,7 @@ int live_diff_open(app *a, int from, int to)
 	v->depth = 1;   /* the table, on the largest growth */
 	if (live_diff_rebuild(a, 1)) {
 		lv->diff = 0;
-		view_reload(v, lv->f.p, 1);
+		view_reload(v, lv->fu.f.p, 1);
 		return -1;
 	}
 	v->hist[0].sel = v->hist[0].top = 0;
@@ -93,7 +93,7 @@ void live_diff_close(app *a)
 {
 	live_ui *lv = LV(a);
 	lv->diff = 0;
-	view_reload(&a->v, lv->f.p, 1);
+	view_reload(&a->v, lv->fu.f.p, 1);
 	newmarks_set(&lv->marks, NULL, NULL);
 	snprintf(a->v.status, sizeof(a->v.status), "diff closed: the live profile again");
 	live_title_update(a);
@@ -122,7 +122,7 @@ void live_snapshot_take(app *a)
 	if (!lv->paused && !lv->final_done)
 		live_refresh(a);   /* the state of this moment, not of the last refresh */
 	snap *s = &lv->snaps[lv->nsnaps];
-	if (snap_take(s, lv->f.p, lv->nsnaps + 1, (int64_t)time(NULL), lv->at.ns)) {   /* the moment of the profile */
+	if (snap_take(s, lv->fu.f.p, lv->nsnaps + 1, (int64_t)time(NULL), lv->at.ns)) {   /* the moment of the profile */
 		snprintf(v->status, sizeof(v->status), "snapshot: out of memory");
 		return;
 	}

@@ -29,7 +29,7 @@ typedef struct strip_cols {
 
 static strip_cols strip_cols_of(const live_ui *lv, int width)
 {
-	const timeline *t = &lv->f.tl;
+	const timeline *t = &lv->fu.f.tl;
 	int64_t n = lv->at.k - t->origin + 1;
 	strip_cols c;
 	c.per = lv->zoom == LIVE_FIT ? strip_per(n, width) : zoom_ms[lv->zoom] * 1000000 / t->bucket_ns;
@@ -41,7 +41,7 @@ static strip_cols strip_cols_of(const live_ui *lv, int width)
 /* The column of a moment on the segment's clock (before the run: -1). */
 static int64_t strip_col_of(const live_ui *lv, const strip_cols *c, int64_t ns)
 {
-	int64_t k = ns / lv->f.tl.bucket_ns - lv->f.tl.origin;
+	int64_t k = ns / lv->fu.f.tl.bucket_ns - lv->fu.f.tl.origin;
 	return k < 0 ? -1 : k / c->per;
 }
 
@@ -51,7 +51,7 @@ static int64_t strip_col_of(const live_ui *lv, const strip_cols *c, int64_t ns)
 static void spark(app *a, int y, int x, const strip_cols *c, int rss)
 {
 	const live_ui *lv = LV(a);
-	const timeline *t = &lv->f.tl;
+	const timeline *t = &lv->fu.f.tl;
 	if (lv->at.k < t->origin)
 		return;
 	int64_t max = 0;
@@ -125,11 +125,11 @@ void live_strip_draw(app *a)
 	view_fmt_value(hp, sizeof(hp), m->peak, 0);
 	view_fmt_value(rv, sizeof(rv), m->rss, 0);
 	view_fmt_value(rp, sizeof(rp), m->peak_rss, 0);
-	fmt_span(col, sizeof(col), c.per * lv->f.tl.bucket_ns / 1000000);
+	fmt_span(col, sizeof(col), c.per * lv->fu.f.tl.bucket_ns / 1000000);
 	size_t n = (size_t)snprintf(line, sizeof(line), " heap %s (peak %s)  rss %s (peak %s)  %s%s/col", hv, hp,
 				    rv, rp, lv->zoom == LIVE_FIT ? "fit " : "", col);
-	if (lv->f.lost_events && n < sizeof(line))
-		n += (size_t)snprintf(line + n, sizeof(line) - n, "  events lost (%" PRIu64 " ring slots)", lv->f.lost_events);
+	if (lv->fu.f.lost_events && n < sizeof(line))
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "  events lost (%" PRIu64 " ring slots)", lv->fu.f.lost_events);
 	for (int i = 0; i < lv->nsnaps && n < sizeof(line); i++) {
 		char b[32];
 		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s#%d +%.1fs %s", i ? " " : "  snaps ",
@@ -155,7 +155,7 @@ void live_zoom_key(app *a, int key)
 		snprintf(v->status, sizeof(v->status), "strip: the whole run since the attach, the columns widen as it grows");
 		return;
 	}
-	int64_t ms = strip_cols_of(lv, a->wd - 6).per * lv->f.tl.bucket_ns / 1000000;
+	int64_t ms = strip_cols_of(lv, a->wd - 6).per * lv->fu.f.tl.bucket_ns / 1000000;
 	int z = lv->zoom;
 	if (z == LIVE_FIT) {   /* the step just finer (z) or coarser (Z) than the fit */
 		for (z = key == 'z' ? LIVE_NZOOM - 1 : 0; z >= 0 && z < LIVE_NZOOM; z += key == 'z' ? -1 : 1)

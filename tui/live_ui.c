@@ -7,22 +7,14 @@
  * tui_live. Snapshots and diffs are in live_snap.c, the questions in
  * live_ask.c, the strip in live_strip.c, the started child in
  * live_child.c. */
-#include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "attach/live/follow.h"
 #include "attach/inject/inject.h"
 #include "attach/live/launch.h"
 #include "attach/live/sample_ctl.h"
-#include "core/path.h"
 #include "core/snapdiff.h"
 #include "symbols/sym.h"
 #include "tui/allocs_ui.h"
@@ -33,54 +25,23 @@
 
 #define LIVE_DRAIN_MS 100
 
-/* ---- symbols and the granularity builder --------------------------------- */
-
-/* Symbols from the live process's maps while it runs, from the segment's
- * module table once it is gone. */
-static void sym_reopen(app *a)
-{
-	live_ui *lv = LV(a);
-	sym_close(lv->sy);
-	lv->so.pid = lv->f.exited ? 0 : lv->f.pid;
-	a->sy = lv->sy = sym_open(lv->f.p, &lv->so);
-}
-
 /* ---- titles ---------------------------------------------------------------- */
-
-static const char *cmdline(const live_ui *lv)
-{
-	const char *c = prof_strat(lv->f.p, lv->f.p->meta.cmdline);
-	return c ? c : "?";
-}
-static void exit_text(const live_ui *lv, char *buf, size_t len)
-{
-	int st = lv->f.child_status;
-	if (lv->f.child > 0 && st >= 0 && WIFEXITED(st))
-		snprintf(buf, len, "EXITED (status %d)", WEXITSTATUS(st));
-	else if (lv->f.child > 0 && st >= 0 && WIFSIGNALED(st))
-		snprintf(buf, len, "EXITED (signal %d)", WTERMSIG(st));
-	else
-		snprintf(buf, len, "EXITED");
-}
 
 /* The status line once the process is gone: its exit as far as known. */
 static void final_status(app *a)
 {
 	live_ui *lv = LV(a);
 	char st[64];
-	exit_text(lv, st, sizeof(st));
+	follow_ui_exit_text(&lv->fu.f, st, sizeof(st));
 	snprintf(a->v.status, sizeof(a->v.status),
-		 "process %d %s: final state kept; browse, m snapshot, d diff, w write, q quit", lv->f.pid, st);
+		 "process %d %s: final state kept; browse, m snapshot, d diff, w write, q quit", lv->fu.f.pid, st);
 }
 
 void live_title_update(app *a)
 {
 	live_ui *lv = LV(a);
 	char state[64], d[200] = "";
-	if (lv->f.exited)
-		exit_text(lv, state, sizeof(state));
-	else
-		snprintf(state, sizeof(state), "%s", lv->paused ? "PAUSED" : "running");
+	follow_ui_state(&lv->fu.f, lv->fu.f.exited, lv->paused, state, sizeof(state));
 	if (lv->diff) {
 		char f[16], t[16];
 		double dt = (double)(live_moment_ns(lv, lv->to) - live_moment_ns(lv, lv->from)) / 1e9;
@@ -89,30 +50,29 @@ void live_title_update(app *a)
 	}
 	/* Sampling off, or rates changed (the title's ESTIMATES gives the rate). */
 	char smp[200] = "";
-	const seg_header *h = lv->f.m.h;
+	const seg_header *h = lv->fu.f.m.h;
 	if (h && (__atomic_load_n(&h->sample_rate, __ATOMIC_RELAXED) == SEG_SAMPLE_OFF ||
 		  __atomic_load_n(&h->sample.changes, __ATOMIC_RELAXED))) {
 		smp[0] = smp[1] = ' ';
 		sample_ctl_text(h, smp + 2, sizeof(smp) - 2);
 	}
-	snprintf(lv->state, sizeof(lv->state), "pid %d %s%s%s%s%s", lv->f.pid, state,
-		 lv->paused && lv->f.exited ? " PAUSED" : "", smp, *d ? "  " : "", d);
-	snprintf(lv->title, sizeof(lv->title), "%s", cmdline(lv));
+	snprintf(lv->state, sizeof(lv->state), "pid %d %s%s%s%s%s", lv->fu.f.pid, state,
+		 lv->paused && lv->fu.f.exited ? " PAUSED" : "", smp, *d ? "  " : "", d);
+	snprintf(lv->title, sizeof(lv->title), "%s", follow_ui_cmdline(lv->fu.f.p));
 	a->v.path = lv->title;
 }
 
 /* ---- refresh ---------------------------------------------------------------- */
 
-
 /* The moment just read: the counters' total (the table's), the timeline
  * up to now. */
 static void moment_take(live_ui *lv)
 {
-	const timeline *t = &lv->f.tl;
+	const timeline *t = &lv->fu.f.tl;
 	live_moment *m = &lv->at;
-	m->ns = follow_now_ns(&lv->f);
+	m->ns = follow_now_ns(&lv->fu.f);
 	m->k = t->last;
-	m->heap = lv->f.inuse_bytes;
+	m->heap = lv->fu.f.inuse_bytes;
 	m->peak = t->peak > m->heap ? t->peak : m->heap;
 	m->rss = t->cur_rss;
 	m->peak_rss = t->peak_rss;
@@ -125,19 +85,15 @@ int live_refresh(app *a)
 {
 	live_ui *lv = LV(a);
 	int64_t k0 = lv->at.k;
-	if (!lv->f.exited)
-		follow_drain(&lv->f);   /* the strip up to the moment of the counters */
-	int ch = follow_sync(&lv->f);
+	int ch = follow_ui_pull(&lv->fu, a, 1);   /* the strip up to the moment of the counters */
 	if (ch >= 0)
 		moment_take(lv);
 	if (ch < 0) {
 		snprintf(a->v.status, sizeof(a->v.status), "out of memory reading the segment");
 		return 1;
 	}
-	if (ch & FOLLOW_FRAMES)
-		sym_reopen(a);
 	if (lv->late)
-		follow_since_note(&lv->f, lv->note, sizeof(lv->note));
+		follow_since_note(&lv->fu.f, lv->note, sizeof(lv->note));
 	if (!ch)
 		return lv->at.k != k0;   /* nothing moved but time: the strip goes on */
 	if (lv->diff) {
@@ -151,7 +107,7 @@ int live_refresh(app *a)
 	}
 	char keep[VIEW_STATUS_LEN];
 	snprintf(keep, sizeof(keep), "%s", a->v.status);
-	view_reload(&a->v, lv->f.p, ch & FOLLOW_FRAMES);
+	view_reload(&a->v, lv->fu.f.p, ch & FOLLOW_FRAMES);
 	if (!a->v.status[0])
 		snprintf(a->v.status, sizeof(a->v.status), "%s", keep);
 	lv->marks.gen++;
@@ -163,13 +119,13 @@ int live_refresh(app *a)
 static void allocs_note(live_ui *lv)
 {
 	seg_alloc t[1];
-	if (lv->allocs_tries <= 0 || !seg_allocs_copy(lv->f.m.h, lv->f.m.len, t, 1)) {
+	if (lv->allocs_tries <= 0 || !seg_allocs_copy(lv->fu.f.m.h, lv->fu.f.m.len, t, 1)) {
 		lv->allocs_tries--;
 		return;
 	}
 	lv->allocs_tries = 0;
 	char sum[400];
-	allocs_summary(lv->f.m.h, lv->f.m.len, sum, sizeof(sum));
+	allocs_summary(lv->fu.f.m.h, lv->fu.f.m.len, sum, sizeof(sum));
 	char rest[sizeof(lv->note)];
 	snprintf(rest, sizeof(rest), "%s", lv->note);   /* first: the note is cut at half the width */
 	if (sum[0])
@@ -181,35 +137,34 @@ static int live_tick(app *a)
 	live_ui *lv = LV(a);
 	int64_t now = app_mono_ms();
 	int redraw = 0;
-	if (!lv->f.exited && now >= lv->next_drain) {
-		follow_drain(&lv->f);   /* keeps up with the ring; the screen moves at the refresh */
+	if (!lv->fu.f.exited && now >= lv->next_drain) {
+		follow_drain(&lv->fu.f);   /* keeps up with the ring; the screen moves at the refresh */
 		lv->next_drain = now + LIVE_DRAIN_MS;
 	}
-	if (now >= lv->next_sync && !lv->final_done) {
-		lv->next_sync = now + lv->interval_ms;
+	if (!lv->final_done && follow_ui_due(&lv->fu, now, 0)) {
 		if (lv->allocs_tries > 0)
 			allocs_note(lv);
-		int gone = follow_check_exit(&lv->f);
+		int gone = follow_check_exit(&lv->fu.f);
 		if (!lv->paused)
 			redraw |= live_refresh(a);
 		if (gone && !lv->paused) {
 			/* The mapping outlives the process: this is its last state. */
 			lv->final_done = 1;
-			sym_reopen(a);
+			follow_ui_sym(&lv->fu, a, 1);
 			if (!lv->diff)
-				view_reload(&a->v, lv->f.p, 1);
+				view_reload(&a->v, lv->fu.f.p, 1);
 			else
 				live_diff_rebuild(a, 1);
 			lv->marks.gen++;
 			final_status(a);
 			redraw = 1;
 		}
-	} else if (lv->final_done && lv->f.child > 0 && lv->f.child_status < 0) {
+	} else if (lv->final_done && lv->fu.f.child > 0 && lv->fu.f.child_status < 0) {
 		/* The hook marks the exit before the kernel reaps: the status comes later. */
-		follow_check_exit(&lv->f);
-		if (lv->f.child_status >= 0) {
+		follow_check_exit(&lv->fu.f);
+		if (lv->fu.f.child_status >= 0) {
 			char lead[32];
-			int n = snprintf(lead, sizeof(lead), "process %d EXITED", lv->f.pid);
+			int n = snprintf(lead, sizeof(lead), "process %d EXITED", lv->fu.f.pid);
 			if (!strncmp(a->v.status, lead, (size_t)n))   /* still the final line, not a newer one */
 				final_status(a);
 			redraw = 1;
@@ -224,11 +179,10 @@ static int live_wait_ms(const app *a)
 	const live_ui *lv = LV(a);
 	if (lv->final_done)
 		return 250;
-	int64_t now = app_mono_ms(), next = lv->next_sync;
-	if (!lv->f.exited && lv->next_drain < next)
+	int64_t next = lv->fu.next_sync;
+	if (!lv->fu.f.exited && lv->next_drain < next)
 		next = lv->next_drain;
-	int64_t w = next - now;
-	return w < 5 ? 5 : w > 250 ? 250 : (int)w;
+	return follow_ui_wait_ms(next, 250);
 }
 
 static int live_key(app *a, int key)
@@ -244,7 +198,7 @@ static int live_key(app *a, int key)
 			 ? "paused: the screen holds still (events are still read); p resumes"
 			 : "resumed");
 		if (!lv->paused)
-			lv->next_sync = 0;
+			lv->fu.next_sync = 0;
 		live_title_update(a);
 		return REACT_REDRAW;
 	case 'm':
@@ -290,8 +244,8 @@ static void live_free(app *a)
 	for (int i = 0; i < lv->nsnaps; i++)
 		snap_free(&lv->snaps[i]);
 	newmarks_free(&lv->marks);
-	sym_close(lv->sy);
-	follow_close(&lv->f);
+	sym_close(lv->fu.sy);
+	follow_close(&lv->fu.f);
 	a->sy = NULL;
 	a->mode_data = NULL;
 }
@@ -338,22 +292,22 @@ int tui_live(const tui_live_opts *o)
 		fprintf(stderr, "mprof-tui: %s\n", err.msg);
 		return 2;
 	}
-	if (follow_open(&lv.f, (int)pid, have_lib ? lib : NULL, &err)) {
+	if (follow_open(&lv.fu.f, (int)pid, have_lib ? lib : NULL, &err)) {
 		fprintf(stderr, "mprof-tui: %s\n", err.msg);
 		if (o->argv) {
-			lv.f.child = pid;
-			lv.f.child_status = -1;
+			lv.fu.f.child = pid;
+			lv.fu.f.child_status = -1;
 			live_child_stop(&lv);
 		}
 		return 2;
 	}
 	if (!tty) {   /* the checks above hold without one, the screens do not */
 		fprintf(stderr, "mprof-tui: live mode needs a terminal (for a file: --snapshot %d -o FILE)\n", (int)pid);
-		follow_close(&lv.f);
+		follow_close(&lv.fu.f);
 		return 2;
 	}
 	if (o->argv) {
-		lv.f.child = pid;
+		lv.fu.f.child = pid;
 		lv.cmd = o->argv[0];
 		snprintf(lv.note, sizeof(lv.note), "output: %s", lv.out);
 	} else if ((lv.late = inject_seg_flags((int)pid) > 0 && (inject_seg_flags((int)pid) & SEG_FLAG_LATE))) {
@@ -361,17 +315,16 @@ int tui_live(const tui_live_opts *o)
 	}
 	lv.allocs_tries = 20;
 	allocs_note(&lv);
-	lv.interval_ms = o->interval_ms > 0 ? o->interval_ms : 500;
-	lv.so = o->so;
+	follow_ui_init(&lv.fu, o);
 	a.mode = &live_mode;
 	a.mode_data = &lv;   /* from here on app_free stops the child and closes all */
 	lv.zoom = LIVE_FIT;
-	int bad = follow_sync(&lv.f) < 0;
+	int bad = follow_sync(&lv.fu.f) < 0;
 	if (!bad) {
 		moment_take(&lv);
-		sym_reopen(&a);
+		follow_ui_sym(&lv.fu, &a, 1);
 		live_title_update(&a);
-		bad = app_view_open(&a, lv.f.p, o->gran, lv.title);
+		bad = app_view_open(&a, lv.fu.f.p, o->gran, lv.title);
 	}
 	if (bad) {
 		fprintf(stderr, "mprof-tui: pid %d: out of memory\n", (int)pid);
@@ -388,7 +341,7 @@ int tui_live(const tui_live_opts *o)
 	else
 		snprintf(a.v.status, sizeof(a.v.status), "attached to pid %d%s; m snapshot, d diff, p pause, w write",
 			 (int)pid, lv.late ? " (injected: history before the attach is unknown)" : "");
-	lv.next_sync = app_mono_ms() + lv.interval_ms;
+	follow_ui_start(&lv.fu);
 	int rc = app_run(&a);
 	lv.ran = 1;
 	if (!o->argv && rc == 0)

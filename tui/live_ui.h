@@ -11,8 +11,8 @@
 
 #include "attach/live/follow.h"
 #include "core/snapdiff.h"
-#include "symbols/sym.h"
 #include "tui/app.h"
+#include "tui/follow_ui.h"
 
 #define LIVE_SNAPS 64
 #define LIVE_FIT -1   /* zoom: the whole run since the attach fits the strip */
@@ -27,14 +27,11 @@ typedef struct live_moment {
 } live_moment;
 
 typedef struct live_ui {
-	follow f;
-	sym *sy;                 /* over f.p; reopened when frames arrive */
-	sym_opts so;
-	int interval_ms;
+	follow_ui fu;            /* the segment, its symbols, the refresh interval */
 	int paused;
 	int zoom;                /* index into zoom_ms, or LIVE_FIT */
 	live_moment at;          /* what the screen shows */
-	int64_t next_sync, next_drain;   /* monotonic ms */
+	int64_t next_drain;      /* monotonic ms */
 	int final_done;          /* the exit was seen and the last state read */
 	snap snaps[LIVE_SNAPS];
 	int nsnaps;
