@@ -18,6 +18,7 @@
 #include "symbols/sym.h"
 #include "tui/app.h"
 #include "tui/follow_ui.h"
+#include "tui/write_ui.h"
 #include "tui/tui.h"
 
 typedef struct faults_ui {
@@ -178,22 +179,20 @@ static const char *faults_file_stem(const app *a)
 	return "mprof-faults";
 }
 
-static void answer_write(app *a, const char *ans)
+/* The heap or the pages, whichever is on screen. */
+static const prof *write_profile(const app *a)
 {
-	faults_ui *u = FU(a);
-	const char *path = *ans ? ans : a->ask.dflt;
-	write_ui_save(a, u->heap_shown ? u->heap.f.p : u->mp, path, a->ask.arg);
+	const faults_ui *u = FU(a);
+	return u->heap_shown ? u->heap.f.p : u->mp;
 }
 
 static int ask_write(app *a, int v1)
 {
 	faults_ui *u = FU(a);
-	char base[64], dflt[512], lead[sizeof(a->ask.lead)];
+	char base[64];
 	snprintf(base, sizeof(base), "mprof-%d-%s", (int)faults_pid(u->f), u->heap_shown ? "heap" : "faults");
-	write_ui_free_name(dflt, sizeof(dflt), base);
-	snprintf(lead, sizeof(lead), "write the %s (%s) to [%s]: ", u->heap_shown ? "heap" : "pages",
-		 v1 ? "skynet v1" : "native", dflt);
-	return app_prompt(a, answer_write, v1, dflt, lead);
+	return write_ui_prompt(a, v1, &(write_ask){ .what = u->heap_shown ? "the heap" : "the pages", .base = base,
+						     .profile = write_profile });
 }
 
 static int faults_key(app *a, int key)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "tui/live_ui.h"
+#include "tui/write_ui.h"
 
 /* "3", "#3" or "now" -> snapshot index, -1 for now; -2 when bad. */
 static int parse_moment(const live_ui *lv, const char *s)
@@ -54,58 +55,56 @@ static void answer_diff(app *a, const char *ans)
 	live_diff_open(a, from, to);
 }
 
-static void answer_write(app *a, const char *ans)
+/* "#N FILE", or "#N" for a free name of its own: snapshot N written. */
+static int answer_snapshot(app *a, const char *ans)
 {
 	live_ui *lv = LV(a);
 	view *v = &a->v;
 	char file[512];
-	int which = -1;   /* now (or the diff on screen) */
+	if (*ans != '#')
+		return 0;
+	char *end;
+	long n = strtol(ans + 1, &end, 10);
+	int which = -2;
+	for (int i = 0; i < lv->nsnaps; i++)
+		if (lv->snaps[i].number == n)
+			which = i;
+	if (which == -2) {
+		snprintf(v->status, sizeof(v->status), "write: no snapshot #%ld", n);
+		return 1;
+	}
+	ans = end;
 	while (*ans == ' ')
 		ans++;
-	if (*ans == '#') {
-		char *end;
-		long n = strtol(ans + 1, &end, 10);
-		which = -2;
-		for (int i = 0; i < lv->nsnaps; i++)
-			if (lv->snaps[i].number == n)
-				which = i;
-		if (which == -2) {
-			snprintf(v->status, sizeof(v->status), "write: no snapshot #%ld", n);
-			return;
-		}
-		ans = end;
-		while (*ans == ' ')
-			ans++;
-		if (!*ans) {
-			char base[64];
-			snprintf(base, sizeof(base), "mprof-%d-s%ld", lv->fu.f.pid, n);
-			write_ui_free_name(file, sizeof(file), base);
-			ans = file;
-		}
+	if (!*ans) {
+		char base[64];
+		snprintf(base, sizeof(base), "mprof-%d-s%ld", lv->fu.f.pid, n);
+		write_ui_free_name(file, sizeof(file), base);
+	} else {
+		snprintf(file, sizeof(file), "%s", ans);
 	}
-	const char *path = *ans ? ans : a->ask.dflt;
-	if (path != file)
-		snprintf(file, sizeof(file), "%s", path);
 	prof_error err;
-	prof *owned = NULL;
-	const prof *p = v->p;
-	if (which >= 0)
-		p = owned = snap_delta(lv->fu.f.p, NULL, &lv->snaps[which], NULL, &err);
-	else if (!lv->diff)
-		p = lv->fu.f.p;
+	prof *p = snap_delta(lv->fu.f.p, NULL, &lv->snaps[which], NULL, &err);
 	if (!p) {
 		snprintf(v->status, sizeof(v->status), "write: %.240s", err.msg);
-		return;
+		return 1;
 	}
 	write_ui_save(a, p, file, a->ask.arg);
-	prof_free(owned);
+	prof_free(p);
+	return 1;
+}
+
+/* Now, or the diff on screen. */
+static const prof *write_profile(const app *a)
+{
+	const live_ui *lv = LV(a);
+	return lv->diff ? a->v.p : lv->fu.f.p;
 }
 
 int live_ask_write(app *a, int v1)
 {
 	live_ui *lv = LV(a);
-	char base[300], dflt[512], lead[sizeof(a->ask.lead)];
-	const char *fmt = v1 ? "skynet v1" : "native";
+	char base[300];
 	if (lv->diff) {
 		char f[16], t[16];
 		snprintf(base, sizeof(base), "mprof-%d-diff-%s-%s", lv->fu.f.pid, live_moment_name(lv, lv->from, f, sizeof(f)),
@@ -116,10 +115,9 @@ int live_ask_write(app *a, int v1)
 	} else {
 		snprintf(base, sizeof(base), "mprof-%d-now", lv->fu.f.pid);
 	}
-	write_ui_free_name(dflt, sizeof(dflt), base);
-	snprintf(lead, sizeof(lead), "write %s (%s) to [%s] (#N FILE: snapshot N): ",
-		 lv->diff ? "the diff" : "now", fmt, dflt);
-	return app_prompt(a, answer_write, v1, dflt, lead);
+	return write_ui_prompt(a, v1, &(write_ask){ .what = lv->diff ? "the diff" : "now", .base = base,
+						     .more = "#N FILE: snapshot N", .answer = answer_snapshot,
+						     .profile = write_profile });
 }
 
 int live_ask_diff(app *a)
