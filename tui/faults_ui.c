@@ -3,7 +3,8 @@
  * strip of its figures (pages first touched, minor and major, repeats,
  * lost samples, RSS); when the process runs under the hook too, v
  * switches to its heap (the segment's profile) and back, both kept up
- * to date whichever is shown. */
+ * to date whichever is shown. The following itself (interval, segment,
+ * symbols, the process's state) is follow_ui.c's, shared with live mode. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "tui/app_view.h"
 #include "tui/chrome.h"
 #include "tui/clock.h"
+#include "tui/follow_ui.h"
 #include "tui/tui.h"
 #include "tui/write_ui.h"
 
@@ -28,12 +30,8 @@ typedef struct faults_ui {
 	faults_stats st;         /* its figures at the last sync */
 	sym *sy;                 /* over mp */
 	unsigned gen;            /* of mp */
-	follow heap;             /* the hook's segment, when there is one */
+	follow_ui heap;          /* the hook's segment, when there is one; the interval */
 	int has_heap, heap_shown;
-	sym *heap_sy;
-	sym_opts so;
-	int interval_ms;
-	int64_t next_sync;
 	int gone_said;
 	char state[200], title[600], note[700];
 } faults_ui;
@@ -46,11 +44,10 @@ static faults_ui *FU(const app *a)
 static void title_update(app *a)
 {
 	faults_ui *u = FU(a);
-	prof *p = u->heap_shown ? u->heap.p : u->mp;
-	const char *cmd = prof_strat(p, p->meta.cmdline);
-	snprintf(u->state, sizeof(u->state), "pid %d %s %s", (int)faults_pid(u->f),
-		 u->gone_said ? "EXITED" : "running", u->heap_shown ? "HEAP" : "PAGES");
-	snprintf(u->title, sizeof(u->title), "%s", cmd ? cmd : "?");
+	char st[64];
+	follow_ui_state(NULL, u->gone_said, 0, st, sizeof(st));
+	snprintf(u->state, sizeof(u->state), "pid %d %s %s", (int)faults_pid(u->f), st, u->heap_shown ? "HEAP" : "PAGES");
+	snprintf(u->title, sizeof(u->title), "%s", follow_ui_cmdline(u->heap_shown ? u->heap.f.p : u->mp));
 	a->v.path = u->title;
 }
 
@@ -60,7 +57,7 @@ static void faults_sym(app *a)
 {
 	faults_ui *u = FU(a);
 	sym_close(u->sy);
-	sym_opts so = u->so;
+	sym_opts so = u->heap.so;
 	so.pid = faults_gone(u->f) ? 0 : faults_pid(u->f);
 	u->sy = sym_open(u->mp, &so);
 	if (!u->heap_shown)
@@ -92,17 +89,6 @@ static int faults_pull(app *a)
 	return ch;
 }
 
-static void heap_sym(app *a)
-{
-	faults_ui *u = FU(a);
-	sym_close(u->heap_sy);
-	sym_opts so = u->so;
-	so.pid = u->heap.exited ? 0 : u->heap.pid;
-	u->heap_sy = sym_open(u->heap.p, &so);
-	if (u->heap_shown)
-		a->sy = u->heap_sy;
-}
-
 static int faults_tick(app *a)
 {
 	faults_ui *u = FU(a);
@@ -110,20 +96,14 @@ static int faults_tick(app *a)
 	 * sync holds the process's last fault. */
 	int last = faults_gone(u->f) && !faults_backlog(u->f) && !u->gone_said;
 	int64_t now = app_mono_ms();
-	if (now < u->next_sync && !last)
+	if (!follow_ui_due(&u->heap, now, last))
 		return 0;
-	u->next_sync = now + u->interval_ms;
 	int redraw = 0;
-	if (u->has_heap && !u->heap.exited) {
-		follow_drain(&u->heap);
-		int ch = follow_sync(&u->heap);
-		if (ch > 0) {
-			if (ch & FOLLOW_FRAMES)
-				heap_sym(a);
-			if (u->heap_shown) {
-				view_reload(&a->v, u->heap.p, ch & FOLLOW_FRAMES);
-				redraw = 1;
-			}
+	if (u->has_heap && !u->heap.f.exited) {
+		int ch = follow_ui_pull(&u->heap, a, u->heap_shown);
+		if (ch > 0 && u->heap_shown) {
+			view_reload(&a->v, u->heap.f.p, ch & FOLLOW_FRAMES);
+			redraw = 1;
 		}
 	}
 	int ch = faults_pull(a);
@@ -156,8 +136,7 @@ static int faults_wait_ms(const app *a)
 	const faults_ui *u = FU(a);
 	if (faults_backlog(u->f))
 		return 1;
-	int64_t w = u->next_sync - app_mono_ms();
-	return w < 5 ? 5 : w > 50 ? 50 : (int)w;
+	return follow_ui_wait_ms(u->heap.next_sync, 50);
 }
 
 static int faults_strip_height(const app *a)
@@ -181,7 +160,7 @@ static void faults_strip_draw(app *a)
 	else
 		snprintf(rss, sizeof(rss), "-");
 	if (u->has_heap)
-		view_fmt_value(heap, sizeof(heap), u->heap.inuse_bytes, 0);
+		view_fmt_value(heap, sizeof(heap), u->heap.f.inuse_bytes, 0);
 	snprintf(line, sizeof(line), " touched: minor %s  major %s  repeats %" PRIu64 "  lost %" PRIu64 "  rss %s%s%s",
 		 mi, ma, s->repeats, s->lost, rss, u->has_heap ? "  heap " : "", heap);
 	put_text(a, 2, 0, a->wd, line, s->lost ? A_BOLD | A_REVERSE : A_BOLD, 1);
@@ -203,22 +182,20 @@ static const char *faults_file_stem(const app *a)
 	return "mprof-faults";
 }
 
-static void answer_write(app *a, const char *ans)
+/* The heap or the pages, whichever is on screen. */
+static const prof *write_profile(const app *a)
 {
-	faults_ui *u = FU(a);
-	const char *path = *ans ? ans : a->ask.dflt;
-	write_ui_save(a, u->heap_shown ? u->heap.p : u->mp, path, a->ask.arg);
+	const faults_ui *u = FU(a);
+	return u->heap_shown ? u->heap.f.p : u->mp;
 }
 
 static int ask_write(app *a, int v1)
 {
 	faults_ui *u = FU(a);
-	char base[64], dflt[512], lead[sizeof(a->ask.lead)];
+	char base[64];
 	snprintf(base, sizeof(base), "mprof-%d-%s", (int)faults_pid(u->f), u->heap_shown ? "heap" : "faults");
-	write_ui_free_name(dflt, sizeof(dflt), base);
-	snprintf(lead, sizeof(lead), "write the %s (%s) to [%s]: ", u->heap_shown ? "heap" : "pages",
-		 v1 ? "skynet v1" : "native", dflt);
-	return app_prompt(a, answer_write, v1, dflt, lead);
+	return write_ui_prompt(a, v1, &(write_ask){ .what = u->heap_shown ? "the heap" : "the pages", .base = base,
+						     .profile = write_profile });
 }
 
 static int faults_key(app *a, int key)
@@ -235,8 +212,8 @@ static int faults_key(app *a, int key)
 			return REACT_REDRAW;
 		}
 		u->heap_shown = !u->heap_shown;
-		a->sy = u->heap_shown ? u->heap_sy : u->sy;
-		view_reload(&a->v, u->heap_shown ? u->heap.p : u->mp, 1);
+		a->sy = u->heap_shown ? u->heap.sy : u->sy;
+		view_reload(&a->v, u->heap_shown ? u->heap.f.p : u->mp, 1);
 		snprintf(a->v.status, sizeof(a->v.status), "%s; v switches back",
 			 u->heap_shown ? "the heap (malloc accounting, from the hook)"
 				       : "the pages (first touches by stack, from page faults)");
@@ -250,10 +227,10 @@ static void faults_free(app *a)
 {
 	faults_ui *u = FU(a);
 	sym_close(u->sy);
-	sym_close(u->heap_sy);
+	sym_close(u->heap.sy);
 	a->sy = NULL;
 	if (u->has_heap)
-		follow_close(&u->heap);
+		follow_close(&u->heap.f);
 	faults_close(u->f);
 	prof_free(u->mp);
 	a->mode_data = NULL;
@@ -294,14 +271,13 @@ int tui_faults(const tui_live_opts *o)
 	}
 	char lib[4096];
 	prof_error lerr;
-	u.has_heap = follow_open(&u.heap, o->pid, launch_find_lib(lib, sizeof(lib), &lerr) ? NULL : lib, &lerr) == 0;
-	u.interval_ms = o->interval_ms > 0 ? o->interval_ms : 500;
-	u.so = o->so;
+	u.has_heap = follow_open(&u.heap.f, o->pid, launch_find_lib(lib, sizeof(lib), &lerr) ? NULL : lib, &lerr) == 0;
+	follow_ui_init(&u.heap, o);
 	a.mode = &faults_mode;
 	a.mode_data = &u;   /* from here on app_free closes all */
 	int bad = !(u.mp = prof_new()) || faults_pull(&a) < 0 || faults_thread_start(u.f);
-	if (!bad && u.has_heap && follow_sync(&u.heap) >= 0)
-		heap_sym(&a);
+	if (!bad && u.has_heap && follow_sync(&u.heap.f) >= 0)
+		follow_ui_sym(&u.heap, &a, u.heap_shown);
 	if (!bad) {
 		faults_sym(&a);
 		title_update(&a);
@@ -315,7 +291,7 @@ int tui_faults(const tui_live_opts *o)
 		view_toggle_objects(&a.v);
 	snprintf(a.v.status, sizeof(a.v.status), "sampling the page faults of pid %d: pages first touched, by stack%s",
 		 o->pid, u.has_heap ? "; v shows its heap" : "");
-	u.next_sync = app_mono_ms() + u.interval_ms;
+	follow_ui_start(&u.heap);
 	int rc = app_run(&a);
 	app_free(&a);
 	return rc;

@@ -1,7 +1,8 @@
 #!/bin/sh
 # faults_tui: mprof-tui --faults --attach PID in a real terminal: the pages
 # view of a process under the hook fills as its threads touch 24 MiB, v
-# switches to its heap (the 80 MiB malloc) and back, q leaves.
+# switches to its heap (the 80 MiB malloc) and back, w and W write the one
+# shown, q leaves.
 . "$(dirname "$0")/../lib.sh"
 
 cc -O2 -g -pthread -o "$TMP/ft" "$TOP/test/progs/faults_touch.c" || { not_ok "build faults_touch"; exit 0; }
@@ -38,7 +39,17 @@ keys v
 check "v: the heap of the same process" "pid $PID EXITED HEAP"
 keys s
 check "v: the 80 MiB malloc in main (alloc: it was freed at the end)" "80.0 MiB"
+keys W
+check "W in the heap asks where to write it" "write the heap (skynet v1) to [mprof-$PID-heap.pro]:"
+keys Enter
+check "W writes the heap" "wrote mprof-$PID-heap.pro (skynet v1"
 keys v
 check "v again: the pages" "PAGES"
+keys w
+check "w in the pages asks where to write them" "write the pages (native) to [mprof-$PID-faults.pro]:"
+keys -l "  pages.pro"
+keys Enter
+check "w writes the pages, the answer's leading spaces skipped as in the other modes" "wrote pages.pro (native"
+expect_match "the written pages read back" "$("$MPROF" --top=flat --format=tsv "$TMP/pages.pro" 2>&1)" "touch_sixteen"
 keys q
 check "q leaves with status 0" "EXIT=0"

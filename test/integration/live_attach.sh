@@ -238,6 +238,18 @@ keys m
 check "m after the exit still works" "snapshot #3 at"
 keys W "s3.pro" Enter
 check "W writes skynet v1" "wrote s3.pro (skynet v1"
+keys w
+keys -l "#1"
+keys Enter
+check "w #N: snapshot N, to a free name of its own" "wrote mprof-$T-s1.pro (native"
+keys w
+keys -l "#2 s2.pro"
+keys Enter
+check "w #N FILE: snapshot N to FILE" "wrote s2.pro (native"
+keys w
+keys -l "#9 x.pro"
+keys Enter
+check "w #N: a snapshot not taken is said" "write: no snapshot #9"
 expect_match "the v1 file reads back" "$("$MPROF" --top=flat "$TMP/s3.pro" 2>&1 | sed -n 2p)" "^No:"
 keys q
 check "q quits with status 0" "EXIT=0"

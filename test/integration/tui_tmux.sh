@@ -129,6 +129,16 @@ check "Left on a leaf goes to its parent, then collapses it" "▸ skynet+0x19599
 # --- q: back, then quit; the shell is usable ----------------------------------------
 keys q
 check "q from the tree goes back to the table" "Main table"
+keys w
+check "w asks where to write the profile" "write the profile (native) to [test_mem-native.pro]:"
+keys -l "$TMP/w.pro"
+keys Enter
+check "w writes it" "wrote $TMP/w.pro (native, "
+keys W
+check "W asks for skynet v1" "write the profile (skynet v1) to [test_mem-v1.pro]:"
+keys -l "  $TMP/v1.pro"
+keys Enter
+check "W writes skynet v1, the answer's leading spaces skipped" "wrote $TMP/v1.pro (skynet v1, "
 keys q
 check "q quits with status 0" "EXIT=0"
 keys "echo ALIVE-\$((20+22))" Enter
