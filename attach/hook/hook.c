@@ -25,8 +25,8 @@
  * by the caller (busy set), and this finishes it. */
 static inline void alloc_due(void *p, size_t n, uint64_t fa)
 {
-	if (p && sample_take(&th, n))
-		record_alloc(p, n, fa);
+	if (p && sample_take(&hook_th, n))
+		hook_record_alloc(p, n, fa);
 	hook_leave();
 }
 
@@ -41,7 +41,7 @@ EXPORT void *malloc(size_t n)
 	if (likely(skip > 0))
 		return real_malloc(n);
 	if (!skip) {
-		th.busy = 1;
+		hook_th.busy = 1;
 		void *p = real_malloc(n);
 		alloc_due(p, n, FRAME);
 		return p;
@@ -68,9 +68,9 @@ EXPORT void free(void *p)
 		/* The allocator reads the block's header next: start that miss
 		 * now, so it overlaps with the live-table lookup. */
 		__builtin_prefetch((char *)p - 16, 1);
-		record_free(p);
+		hook_record_free(p);
 		hook_leave();
-	} else if (th.busy && __atomic_load_n(&hook_state, __ATOMIC_RELAXED) == 2 && defer_push(p)) {
+	} else if (hook_th.busy && __atomic_load_n(&hook_state, __ATOMIC_RELAXED) == 2 && hook_defer_push(p)) {
 		return;
 	}
 	real_free(p);
@@ -92,7 +92,7 @@ EXPORT void *calloc(size_t n, size_t m)
 	if (likely(skip > 0))
 		return real_calloc(n, m);
 	if (!skip) {
-		th.busy = 1;
+		hook_th.busy = 1;
 		void *p = real_calloc(n, m);
 		alloc_due(p, t, FRAME);
 		return p;
@@ -218,7 +218,7 @@ EXPORT void *memalign(size_t al, size_t n)
 EXPORT void *valloc(size_t n)
 {
 	void *p = NULL;
-	int rc = memalign_impl(&p, page_size, n, 1, FRAME);
+	int rc = memalign_impl(&p, hook_page_size, n, 1, FRAME);
 	if (rc)
 		errno = rc;
 	return rc ? NULL : p;
@@ -226,13 +226,13 @@ EXPORT void *valloc(size_t n)
 
 EXPORT void *pvalloc(size_t n)
 {
-	size_t r = (n + page_size - 1) & ~(page_size - 1);
+	size_t r = (n + hook_page_size - 1) & ~(hook_page_size - 1);
 	if (r < n) {
 		errno = ENOMEM;
 		return NULL;
 	}
 	void *p = NULL;
-	int rc = memalign_impl(&p, page_size, r ? r : page_size, 1, FRAME);
+	int rc = memalign_impl(&p, hook_page_size, r ? r : hook_page_size, 1, FRAME);
 	if (rc)
 		errno = rc;
 	return rc ? NULL : p;

@@ -9,43 +9,43 @@
  * leaves.  Until then the allocator cannot hand the address to anyone else,
  * so the entry taken out is the right one.  A handler that parks, interrupted
  * by another, is whole before the first resumes; the taker uses a CAS. */
-int defer_push(void *p)
+int hook_defer_push(void *p)
 {
-	uint32_t n = th.ndefer;
+	uint32_t n = hook_th.ndefer;
 	if (n >= HOOK_DEFER)
 		return 0;
-	th.defer[n] = p;
+	hook_th.defer[n] = p;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	th.ndefer = n + 1;
+	hook_th.ndefer = n + 1;
 	return 1;
 }
 
 /* Called with busy 0: records and frees the parked blocks. */
-void defer_run(void)
+void hook_defer_run(void)
 {
-	th.busy = 1;
+	hook_th.busy = 1;
 	for (;;) {
-		uint32_t n = __atomic_load_n(&th.ndefer, __ATOMIC_RELAXED);
+		uint32_t n = __atomic_load_n(&hook_th.ndefer, __ATOMIC_RELAXED);
 		if (!n)
 			break;
-		void *p = th.defer[n - 1];
-		if (!__atomic_compare_exchange_n(&th.ndefer, &n, n - 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		void *p = hook_th.defer[n - 1];
+		if (!__atomic_compare_exchange_n(&hook_th.ndefer, &n, n - 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 			continue;   /* a handler parked one more meanwhile */
 		if (hook_seg)
-			record_free(p);
+			hook_record_free(p);
 		real_free(p);
 	}
-	th.busy = 0;
+	hook_th.busy = 0;
 }
 
 int hook_defer_free(void *p)
 {
-	return th.busy && __atomic_load_n(&hook_state, __ATOMIC_RELAXED) == 2 && defer_push(p);
+	return hook_th.busy && __atomic_load_n(&hook_state, __ATOMIC_RELAXED) == 2 && hook_defer_push(p);
 }
 
 /* busy-- for the paths outside the hot path. */
-void busy_done(void)
+void hook_busy_done(void)
 {
-	if (!--th.busy && th.ndefer)
-		defer_run();
+	if (!--hook_th.busy && hook_th.ndefer)
+		hook_defer_run();
 }

@@ -18,7 +18,7 @@
 #define likely(x) __builtin_expect(!!(x), 1)
 
 /* hook_thread.c: this thread's state. */
-extern HOOK_TLS __thread hook_thread th HOOK_HIDDEN;
+extern HOOK_TLS __thread hook_thread hook_th HOOK_HIDDEN;
 
 /* hook_start.c: what every call reads, in one cache line: the functions
  * forwarded to and the state (0 not started, 1 starting, 2 recording, 3
@@ -33,66 +33,66 @@ typedef struct hook_hot {
 	void *(*memalign)(size_t, size_t);
 	int state;
 } hook_hot;
-extern hook_hot hot HOOK_HIDDEN;
-#define real_malloc hot.malloc
-#define real_free hot.free
-#define real_calloc hot.calloc
-#define real_realloc hot.realloc
-#define real_posix_memalign hot.posix_memalign
-#define real_aligned_alloc hot.aligned_alloc
-#define real_memalign hot.memalign
-#define hook_state hot.state
+extern hook_hot hook_core HOOK_HIDDEN;
+#define real_malloc hook_core.malloc
+#define real_free hook_core.free
+#define real_calloc hook_core.calloc
+#define real_realloc hook_core.realloc
+#define real_posix_memalign hook_core.posix_memalign
+#define real_aligned_alloc hook_core.aligned_alloc
+#define real_memalign hook_core.memalign
+#define hook_state hook_core.state
 extern size_t (*real_usable)(void *) HOOK_HIDDEN;
 
 /* hook_start.c: the settings and what start-up found. */
-extern int max_depth HOOK_HIDDEN;
-extern size_t page_size HOOK_HIDDEN;
-extern int got_any HOOK_HIDDEN;       /* some entry is reached through GOT slots only */
-extern int use_cache HOOK_HIDDEN;     /* MPROF_CACHE: the per-thread stack cache */
+extern int hook_max_depth HOOK_HIDDEN;
+extern size_t hook_page_size HOOK_HIDDEN;
+extern int hook_got_any HOOK_HIDDEN;       /* some entry is reached through GOT slots only */
+extern int hook_use_cache HOOK_HIDDEN;     /* MPROF_CACHE: the per-thread stack cache */
 /* Resolves the next allocator and creates the segment, once. */
 void hook_init(void);
 
 /* hook_thread.c: counter lanes: lane 0 is shared (atomic adds); a thread
  * claims one of lanes 1..lane_count-1 for itself (plain stores) and frees
  * it at exit. */
-extern mp_counts *lane0 HOOK_HIDDEN;
-extern mp_counts *win_cnt HOOK_HIDDEN;         /* the heap window's counters (segment.h) */
-extern uint64_t lane_count HOOK_HIDDEN, lane_cap HOOK_HIDDEN;
-extern uint64_t lanes_used HOOK_HIDDEN;        /* bit l: lane l has an owner */
-extern pthread_key_t thread_key HOOK_HIDDEN;   /* its destructor runs at thread exit */
-extern int thread_key_ok HOOK_HIDDEN;
-void thread_exit(void *arg);
-void thread_setup(void);
+extern mp_counts *hook_lane0 HOOK_HIDDEN;
+extern mp_counts *hook_win_cnt HOOK_HIDDEN;         /* the heap window's counters (segment.h) */
+extern uint64_t hook_lane_count HOOK_HIDDEN, hook_lane_cap HOOK_HIDDEN;
+extern uint64_t hook_lanes_used HOOK_HIDDEN;        /* bit l: lane l has an owner */
+extern pthread_key_t hook_thread_key HOOK_HIDDEN;   /* its destructor runs at thread exit */
+extern int hook_thread_key_ok HOOK_HIDDEN;
+void hook_thread_exit(void *arg);
+void hook_thread_setup(void);
 
 /* hook_record.c: records the block p of n bytes (sampling picked it);
  * takes p out of the live table (1 when it was there). */
-void record_alloc(void *p, size_t n, uint64_t fa);
-int record_free(void *p);
+void hook_record_alloc(void *p, size_t n, uint64_t fa);
+int hook_record_free(void *p);
 
 /* hook_defer.c: parks p (1) while the thread is inside the hook; runs the
  * parked frees (busy 0); busy-- for the paths outside the hot path. */
-int defer_push(void *p);
-void defer_run(void);
-void busy_done(void);
+int hook_defer_push(void *p);
+void hook_defer_run(void);
+void hook_busy_done(void);
 
 /* The countdown (sample.c), lowered by an allocation of n bytes: 1 while
  * it runs on.  A few ns: the thread's own count, in the cache line of th
  * every call reads.  sample_due: 1 when the allocation is to be recorded. */
 static inline int countdown(uint64_t n)
 {
-	th.sample_left -= (int64_t)(n < (uint64_t)INT64_MAX / 2 ? n : (uint64_t)INT64_MAX / 2);
-	return likely(th.sample_left > 0);
+	hook_th.sample_left -= (int64_t)(n < (uint64_t)INT64_MAX / 2 ? n : (uint64_t)INT64_MAX / 2);
+	return likely(hook_th.sample_left > 0);
 }
 
 static inline int sample_due(uint64_t n)
 {
-	return countdown(n) ? 0 : sample_take(&th, n);
+	return countdown(n) ? 0 : sample_take(&hook_th, n);
 }
 
 static inline void note_alloc(void *p, size_t n, uint64_t fa)
 {
 	if (p && sample_due(n))
-		record_alloc(p, n, fa);
+		hook_record_alloc(p, n, fa);
 }
 
 /* The common case of malloc and calloc: recording, not nested, and the
@@ -100,7 +100,7 @@ static inline void note_alloc(void *p, size_t n, uint64_t fa)
  * the allocator, a tail call with no work of ours after it. */
 static inline int alloc_skip(uint64_t n)
 {
-	if (unlikely(__atomic_load_n(&hook_state, __ATOMIC_ACQUIRE) != 2 || th.busy))
+	if (unlikely(__atomic_load_n(&hook_state, __ATOMIC_ACQUIRE) != 2 || hook_th.busy))
 		return -1;   /* not the common case: the full path */
 	return countdown(n);
 }
@@ -114,20 +114,20 @@ static inline int hook_enter(void)
 		if (__atomic_load_n(&hook_state, __ATOMIC_ACQUIRE) != 2)
 			return 0;
 	}
-	if (th.busy) {
-		th.reached = 1;   /* a nested call: it reached the program's malloc */
+	if (hook_th.busy) {
+		hook_th.reached = 1;   /* a nested call: it reached the program's malloc */
 		return 0;
 	}
-	th.busy = 1;
+	hook_th.busy = 1;
 	return 1;
 }
 
 static inline void hook_leave(void)
 {
-	th.busy = 0;
+	hook_th.busy = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (unlikely(th.ndefer))
-		defer_run();
+	if (unlikely(hook_th.ndefer))
+		hook_defer_run();
 }
 
 #endif

@@ -17,17 +17,17 @@ static inline void count(uint32_t id, int freed, uint64_t p, uint64_t n, uint32_
 	uint64_t o = 1;
 	if (ridx)
 		heap_weight_at(n, sample_rate_of(ridx), heap_weight_frac(p), &o, &n);
-	if (th.lane && id < lane_cap) {
-		uint64_t *c = freed ? &th.lane[id].free_objs : &th.lane[id].alloc_objs;
+	if (hook_th.lane && id < hook_lane_cap) {
+		uint64_t *c = freed ? &hook_th.lane[id].free_objs : &hook_th.lane[id].alloc_objs;
 		__atomic_store_n(&c[0], __atomic_load_n(&c[0], __ATOMIC_RELAXED) + o, __ATOMIC_RELAXED);
 		__atomic_store_n(&c[1], __atomic_load_n(&c[1], __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
 	} else {
-		uint64_t *c = freed ? &lane0[id].free_objs : &lane0[id].alloc_objs;
+		uint64_t *c = freed ? &hook_lane0[id].free_objs : &hook_lane0[id].alloc_objs;
 		__atomic_fetch_add(&c[0], o, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&c[1], n, __ATOMIC_RELAXED);
 	}
 	if (win) {
-		uint64_t *c = freed ? &win_cnt[id].free_objs : &win_cnt[id].alloc_objs;
+		uint64_t *c = freed ? &hook_win_cnt[id].free_objs : &hook_win_cnt[id].alloc_objs;
 		__atomic_fetch_add(&c[0], o, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&c[1], n, __ATOMIC_RELAXED);
 	}
@@ -42,46 +42,46 @@ static inline void count(uint32_t id, int freed, uint64_t p, uint64_t n, uint32_
 
 /* Records the block p of n bytes, which sampling picked; fa: the frame of
  * the interposed function the program called. */
-__attribute__((noinline)) void record_alloc(void *p, size_t n, uint64_t fa)
+__attribute__((noinline)) void hook_record_alloc(void *p, size_t n, uint64_t fa)
 {
 	seg_header *h = hook_seg;
-	if (unlikely(th.state != 1)) {
-		if (!th.state)
-			thread_setup();
+	if (unlikely(hook_th.state != 1)) {
+		if (!hook_th.state)
+			hook_thread_setup();
 	}
-	uint32_t ridx = th.sample_ridx;
+	uint32_t ridx = hook_th.sample_ridx;
 	int trunc = 0;
 	uint32_t id = UINT32_MAX;
-	if (th.sc) {
-		id = scache_lookup(th.sc, fa, &trunc);
-	} else if (th.state == 1 && th.calls != UINT32_MAX && use_cache &&
-		   ++th.calls >= (th.sample_mean ? SC_WARMUP_SAMPLED : SC_WARMUP)) {
-		th.sc = scache_new(th.tid);
-		th.calls = UINT32_MAX;   /* tried once */
+	if (hook_th.sc) {
+		id = scache_lookup(hook_th.sc, fa, &trunc);
+	} else if (hook_th.state == 1 && hook_th.calls != UINT32_MAX && hook_use_cache &&
+		   ++hook_th.calls >= (hook_th.sample_mean ? SC_WARMUP_SAMPLED : SC_WARMUP)) {
+		hook_th.sc = scache_new(hook_th.tid);
+		hook_th.calls = UINT32_MAX;   /* tried once */
 	}
 	if (id == UINT32_MAX) {
 		uint64_t pcs[HOOK_MAX_DEPTH], slots[HOOK_MAX_DEPTH];
 		int exact;
-		int d = unwind_capture(pcs, slots, &exact, max_depth, fa);
-		trunc = d >= max_depth;
+		int d = unwind_capture(pcs, slots, &exact, hook_max_depth, fa);
+		trunc = d >= hook_max_depth;
 		int fresh;
-		id = stacks_intern(h, &th, pcs, (uint32_t)d, &fresh);
-		if (fresh && modules_check(h) && got_any)
+		id = stacks_intern(h, &hook_th, pcs, (uint32_t)d, &fresh);
+		if (fresh && modules_check(h) && hook_got_any)
 			got_patch_all(got_slots_only());   /* modules loaded since: their slots too */
-		if (id != UINT32_MAX && th.sc)
-			scache_fill(th.sc, fa, pcs, exact ? slots : NULL, d, id, trunc);
+		if (id != UINT32_MAX && hook_th.sc)
+			scache_fill(hook_th.sc, fa, pcs, exact ? slots : NULL, d, id, trunc);
 	}
 	if (trunc)
 		__atomic_fetch_add(&h->truncated_stacks, 1, __ATOMIC_RELAXED);
 	if (id == UINT32_MAX)
 		return;
-	int win = live_put((uint64_t)(uintptr_t)p | th.tag, id, n, ridx, LIVE_NEW);
+	int win = live_put((uint64_t)(uintptr_t)p | hook_th.tag, id, n, ridx, LIVE_NEW);
 	if (win < 0) {
 		__atomic_fetch_add(&h->dropped_live, 1, __ATOMIC_RELAXED);
 		return;
 	}
 	count(id, 0, (uint64_t)(uintptr_t)p, n, ridx, win);
-	ring_push(h, &th, SEG_EV_ALLOC, id, n, (uint64_t)(uintptr_t)p);
+	ring_push(h, &hook_th, SEG_EV_ALLOC, id, n, (uint64_t)(uintptr_t)p);
 }
 
 /* A miss in the live table is an unknown free unless sampling ever left
@@ -93,23 +93,23 @@ static inline void unknown_free(seg_header *h)
 }
 
 /* 1 when p was in the live table; a miss is an unknown free unless the key is ENTRY_QUIET. */
-int record_free(void *p)
+int hook_record_free(void *p)
 {
 	seg_header *h = hook_seg;
 	uint32_t id, ridx;
-	uint64_t n, key = (uint64_t)(uintptr_t)p | (th.tag & ~ENTRY_QUIET);
+	uint64_t n, key = (uint64_t)(uintptr_t)p | (hook_th.tag & ~ENTRY_QUIET);
 	int win;
 	if (!live_maybe(key))
 		return 0;   /* sampling never picked it */
 	if (!live_take(key, &id, &n, &ridx, &win)) {
-		if (!(th.tag & ENTRY_QUIET))
+		if (!(hook_th.tag & ENTRY_QUIET))
 			unknown_free(h);
 		return 0;
 	}
-	if (unlikely(!th.state))
-		thread_setup();
+	if (unlikely(!hook_th.state))
+		hook_thread_setup();
 	count(id, 1, (uint64_t)(uintptr_t)p, n, ridx, win);
-	ring_push(h, &th, SEG_EV_FREE, id, n, (uint64_t)(uintptr_t)p);
+	ring_push(h, &hook_th, SEG_EV_FREE, id, n, (uint64_t)(uintptr_t)p);
 	return 1;
 }
 
@@ -117,7 +117,7 @@ int record_free(void *p)
 
 hook_resize_t hook_resize_begin(void *p)
 {
-	hook_resize_t r = { p, th.tag, UINT32_MAX, 0, 0, 0, 0 };
+	hook_resize_t r = { p, hook_th.tag, UINT32_MAX, 0, 0, 0, 0 };
 	uint64_t key = (uint64_t)(uintptr_t)p | r.key;
 	r.known = p && live_maybe(key) && live_take(key, &r.id, &r.old, &r.ridx, &r.win);
 	return r;
@@ -133,10 +133,10 @@ void hook_resize_end(hook_resize_t *r, void *q, size_t n, int failed, uint64_t f
 		return;
 	}
 	if (p && r->known) {
-		if (unlikely(!th.state))
-			thread_setup();
+		if (unlikely(!hook_th.state))
+			hook_thread_setup();
 		count(r->id, 1, (uint64_t)(uintptr_t)p, r->old, r->ridx, r->win);
-		ring_push(h, &th, SEG_EV_FREE, r->id, r->old, (uint64_t)(uintptr_t)p);
+		ring_push(h, &hook_th, SEG_EV_FREE, r->id, r->old, (uint64_t)(uintptr_t)p);
 	} else if (p) {
 		unknown_free(h);
 	}
@@ -146,28 +146,28 @@ void hook_resize_end(hook_resize_t *r, void *q, size_t n, int failed, uint64_t f
 int hook_begin(uint64_t key)
 {
 	if (!hook_enter()) {
-		th.reached = (uint32_t)(key >> ENTRY_TAG_SHIFT) + 1;
+		hook_th.reached = (uint32_t)(key >> ENTRY_TAG_SHIFT) + 1;
 		return 0;
 	}
-	th.tag = key;
-	th.reached = 0;
+	hook_th.tag = key;
+	hook_th.reached = 0;
 	return 1;
 }
 
 void hook_end(void)
 {
-	th.tag = 0;
+	hook_th.tag = 0;
 	hook_leave();
 }
 
 uint32_t hook_reached(void)
 {
-	return th.reached;
+	return hook_th.reached;
 }
 
 void hook_rekey(uint64_t key)
 {
-	th.tag = key;
+	hook_th.tag = key;
 }
 
 void hook_note_alloc(void *p, size_t n, uint64_t fa)
@@ -177,5 +177,5 @@ void hook_note_alloc(void *p, size_t n, uint64_t fa)
 
 int hook_note_free(void *p)
 {
-	return record_free(p);
+	return hook_record_free(p);
 }

@@ -16,14 +16,14 @@
 
 seg_header *hook_seg;
 
-hook_hot hot __attribute__((aligned(64)));
+hook_hot hook_core __attribute__((aligned(64)));
 size_t (*real_usable)(void *);
 
-int max_depth = 64;
-size_t page_size = 4096;
+int hook_max_depth = 64;
+size_t hook_page_size = 4096;
 static uint64_t seg_size;
-int got_any;       /* some entry is reached through GOT slots only */
-int use_cache = 1;          /* MPROF_CACHE: the per-thread stack cache */
+int hook_got_any;       /* some entry is reached through GOT slots only */
+int hook_use_cache = 1;          /* MPROF_CACHE: the per-thread stack cache */
 
 void hook_settings_warn(const char *line)
 {
@@ -37,7 +37,7 @@ uint64_t hook_env_num(const char *name, uint64_t def, uint64_t lo, uint64_t hi)
 
 static void fork_prepare(void)
 {
-	th.busy++;
+	hook_th.busy++;
 	if (hook_seg) {
 		sample_lock();   /* before the shard locks, as a rate change takes them */
 		live_lock_all();
@@ -50,7 +50,7 @@ static void fork_parent(void)
 		live_unlock_all();
 		sample_unlock();
 	}
-	busy_done();
+	hook_busy_done();
 }
 
 /* The child copies what the parent recorded into a segment of its own. */
@@ -62,50 +62,50 @@ static void fork_child(void)
 		live_unlock_all();
 		sample_unlock();
 	}
-	th.tid = 0;
-	th.drops = 0;
-	ring_discard(&th);   /* staged events are the parent's, for its ring */
+	hook_th.tid = 0;
+	hook_th.drops = 0;
+	ring_discard(&hook_th);   /* staged events are the parent's, for its ring */
 	if (!old) {
-		th.busy--;
+		hook_th.busy--;
 		return;
 	}
 	dumps_forked();
-	seg_header *h = hook_seg_clone(old, (uint32_t)max_depth, page_size, &seg_size);
+	seg_header *h = hook_seg_clone(old, (uint32_t)hook_max_depth, hook_page_size, &seg_size);
 	if (!h) {
 		hook_seg = NULL;
 		__atomic_store_n(&hook_state, 3, __ATOMIC_RELEASE);
 		sample_attach(NULL);
 		munmap(old, old_size);
-		th.busy--;
+		hook_th.busy--;
 		return;
 	}
-	lane0 = seg_region(h, SEG_R_COUNTERS);
-	win_cnt = (mp_counts *)((char *)h + h->win_off);
-	lanes_used = 0;
-	th.lane = NULL;
-	th.lane_no = 0;
-	if (th.state == 1)
-		th.state = 0;   /* claims a lane of the new segment on its next call */
+	hook_lane0 = seg_region(h, SEG_R_COUNTERS);
+	hook_win_cnt = (mp_counts *)((char *)h + h->win_off);
+	hook_lanes_used = 0;
+	hook_th.lane = NULL;
+	hook_th.lane_no = 0;
+	if (hook_th.state == 1)
+		hook_th.state = 0;   /* claims a lane of the new segment on its next call */
 	hook_seg = h;
 	sample_attach(h);
 	munmap(old, old_size);
-	memset(th.cache_id, 0, sizeof(th.cache_id));
-	scache_clear(th.sc);
-	th.busy--;
+	memset(hook_th.cache_id, 0, sizeof(hook_th.cache_id));
+	scache_clear(hook_th.sc);
+	hook_th.busy--;
 }
 
 void hook_self_enter(void)
 {
-	if (!th.busy++ && hook_seg)   /* not interrupting the hook: its staged events are whole */
-		ring_flush(hook_seg, &th);
+	if (!hook_th.busy++ && hook_seg)   /* not interrupting the hook: its staged events are whole */
+		ring_flush(hook_seg, &hook_th);
 }
 
 void hook_self_leave(int run_deferred)
 {
 	if (run_deferred)
-		busy_done();
+		hook_busy_done();
 	else
-		th.busy--;
+		hook_th.busy--;
 }
 
 void *hook_fn_real(hook_fn *e)
@@ -114,9 +114,9 @@ void *hook_fn_real(hook_fn *e)
 	if (unlikely(!r)) {
 		if (!__atomic_load_n(&hook_state, __ATOMIC_ACQUIRE))
 			hook_init();
-		th.busy++;
+		hook_th.busy++;
 		hook_fn_resolve(e);
-		busy_done();
+		hook_busy_done();
 		r = __atomic_load_n(&e->real, __ATOMIC_ACQUIRE);
 	}
 	return r;
@@ -126,7 +126,7 @@ void *hook_fn_real(hook_fn *e)
 /* Every entry point's real function. */
 static void resolve_all(void)
 {
-	got_any = hook_fn_resolve_all();
+	hook_got_any = hook_fn_resolve_all();
 	*(void **)&real_malloc = hook_c_fns[HF_MALLOC].real;
 	*(void **)&real_free = hook_c_fns[HF_FREE].real;
 	*(void **)&real_calloc = hook_c_fns[HF_CALLOC].real;
@@ -142,21 +142,21 @@ void hook_init(void)
 	int expect = 0;
 	if (!__atomic_compare_exchange_n(&hook_state, &expect, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return;
-	th.busy++;
+	hook_th.busy++;
 	resolve_all();
 	if (!real_malloc || !real_free || !real_calloc || !real_realloc || !real_posix_memalign) {
 		hook_say("cannot find the next allocator: not recording", "", "");
 		__atomic_store_n(&hook_state, 3, __ATOMIC_RELEASE);
-		th.busy--;
+		hook_th.busy--;
 		return;
 	}
-	page_size = (size_t)sysconf(_SC_PAGESIZE);
-	max_depth = (int)hook_env_num("MPROF_DEPTH", 64, 1, HOOK_MAX_DEPTH);
+	hook_page_size = (size_t)sysconf(_SC_PAGESIZE);
+	hook_max_depth = (int)hook_env_num("MPROF_DEPTH", 64, 1, HOOK_MAX_DEPTH);
 	const char *uw = getenv("MPROF_UNWIND");
 	int fp = uw && !strcmp(uw, "fp");
 	if (uw && *uw && !fp && strcmp(uw, "libunwind"))
 		hook_say("MPROF_UNWIND: use libunwind or fp; using libunwind", "", "");
-	use_cache = (int)hook_env_num("MPROF_CACHE", 1, 0, 1);
+	hook_use_cache = (int)hook_env_num("MPROF_CACHE", 1, 0, 1);
 	uint64_t stacks = hook_env_num("MPROF_STACKS", 1 << 18, 1024, 1u << 30);
 	uint64_t ring = 1;
 	const char *rec_dir = getenv("MPROF_RECORD");
@@ -171,11 +171,11 @@ void hook_init(void)
 	if (lanes > SEG_MAX_LANES)
 		lanes = SEG_MAX_LANES;
 	uint64_t lcap = stacks < 65536 ? stacks : 65536;
-	seg_header *h = hook_seg_create(stacks, stacks * 16, ring, 1024, lanes, lcap, (uint32_t)max_depth,
-					page_size, &seg_size);
+	seg_header *h = hook_seg_create(stacks, stacks * 16, ring, 1024, lanes, lcap, (uint32_t)hook_max_depth,
+					hook_page_size, &seg_size);
 	if (!h || live_init()) {
 		__atomic_store_n(&hook_state, 3, __ATOMIC_RELEASE);
-		th.busy--;
+		hook_th.busy--;
 		return;
 	}
 	h->unwind = fp ? SEG_UNWIND_FP : SEG_UNWIND_LIBUNWIND;
@@ -184,12 +184,12 @@ void hook_init(void)
 	if (!modules_self_range((void *)hook_init, &lo, &hi))
 		unwind_set_self(lo, hi);
 	unwind_init(fp);
-	scache_init(max_depth);
-	lane0 = seg_region(h, SEG_R_COUNTERS);
-	win_cnt = (mp_counts *)((char *)h + h->win_off);
-	lane_count = lanes;
-	lane_cap = lcap;
-	thread_key_ok = !pthread_key_create(&thread_key, thread_exit);
+	scache_init(hook_max_depth);
+	hook_lane0 = seg_region(h, SEG_R_COUNTERS);
+	hook_win_cnt = (mp_counts *)((char *)h + h->win_off);
+	hook_lane_count = lanes;
+	hook_lane_cap = lcap;
+	hook_thread_key_ok = !pthread_key_create(&hook_thread_key, hook_thread_exit);
 	modules_scan(h, 0);
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	dumps_arm(hook_loaded_late());
@@ -200,15 +200,15 @@ void hook_init(void)
 	__atomic_store_n(&hook_state, 2, __ATOMIC_RELEASE);
 	if (hook_loaded_late())   /* dlopened into a running program (mprof-tui --inject) */
 		h->flags |= SEG_FLAG_LATE;
-	if (got_any)
+	if (hook_got_any)
 		got_patch_all(got_slots_only());
 	allocators_start(h);   /* before the program's own code runs, or with its threads stopped */
-	th.busy--;
+	hook_th.busy--;
 }
 
 void hook_quiet(void)
 {
-	th.busy = 1;
+	hook_th.busy = 1;
 }
 
 __attribute__((constructor)) static void hook_ctor(void)

@@ -7,59 +7,59 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-HOOK_TLS __thread hook_thread th __attribute__((aligned(64)));
+HOOK_TLS __thread hook_thread hook_th __attribute__((aligned(64)));
 
 /* Counter lanes: lane 0 is shared (atomic adds); a thread claims one of
  * lanes 1..lane_count-1 for itself (plain stores) and frees it at exit. */
-mp_counts *lane0;
-mp_counts *win_cnt;         /* the heap window's counters (segment.h) */
-uint64_t lane_count, lane_cap;
-uint64_t lanes_used;        /* bit l: lane l has an owner */
-pthread_key_t thread_key;   /* its destructor runs at thread exit */
-int thread_key_ok;
+mp_counts *hook_lane0;
+mp_counts *hook_win_cnt;         /* the heap window's counters (segment.h) */
+uint64_t hook_lane_count, hook_lane_cap;
+uint64_t hook_lanes_used;        /* bit l: lane l has an owner */
+pthread_key_t hook_thread_key;   /* its destructor runs at thread exit */
+int hook_thread_key_ok;
 
 /* Thread exit (pthread key destructor): publishes staged events, gives the
  * lane back, unmaps the stack cache and the stage; later calls on this
  * thread use the shared lane and write events straight to the ring. */
-void thread_exit(void *arg)
+void hook_thread_exit(void *arg)
 {
 	(void)arg;
-	th.busy++;
-	ring_flush(hook_seg, &th);
-	struct ring_stage *st = th.stage;
-	th.stage = NULL;
+	hook_th.busy++;
+	ring_flush(hook_seg, &hook_th);
+	struct ring_stage *st = hook_th.stage;
+	hook_th.stage = NULL;
 	ring_stage_free(st);
-	uint64_t l = th.lane_no;
-	th.state = 2;
-	th.lane = NULL;
-	th.lane_no = 0;
-	struct scache *c = th.sc;
-	th.sc = NULL;
+	uint64_t l = hook_th.lane_no;
+	hook_th.state = 2;
+	hook_th.lane = NULL;
+	hook_th.lane_no = 0;
+	struct scache *c = hook_th.sc;
+	hook_th.sc = NULL;
 	scache_free(c);
 	if (l)
-		__atomic_fetch_and(&lanes_used, ~(1ull << l), __ATOMIC_RELEASE);
-	busy_done();
+		__atomic_fetch_and(&hook_lanes_used, ~(1ull << l), __ATOMIC_RELEASE);
+	hook_busy_done();
 }
 
 /* First recorded call of a thread: its id, a lane if one is free, and the
  * destructor that returns them. */
-void thread_setup(void)
+void hook_thread_setup(void)
 {
-	th.state = 1;
-	if (!th.tid)
-		th.tid = (uint32_t)syscall(SYS_gettid);
-	if (!thread_key_ok || pthread_setspecific(thread_key, (void *)1))
+	hook_th.state = 1;
+	if (!hook_th.tid)
+		hook_th.tid = (uint32_t)syscall(SYS_gettid);
+	if (!hook_thread_key_ok || pthread_setspecific(hook_thread_key, (void *)1))
 		return;
-	if (!th.stage)
-		th.stage = ring_stage_new();
-	uint64_t used = __atomic_load_n(&lanes_used, __ATOMIC_RELAXED);
-	for (uint64_t l = 1; l < lane_count; l++) {
+	if (!hook_th.stage)
+		hook_th.stage = ring_stage_new();
+	uint64_t used = __atomic_load_n(&hook_lanes_used, __ATOMIC_RELAXED);
+	for (uint64_t l = 1; l < hook_lane_count; l++) {
 		if (used & (1ull << l))
 			continue;
-		if (__atomic_compare_exchange_n(&lanes_used, &used, used | (1ull << l), 0,
+		if (__atomic_compare_exchange_n(&hook_lanes_used, &used, used | (1ull << l), 0,
 						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-			th.lane = lane0 + hook_seg->stack_cap + (l - 1) * lane_cap;
-			th.lane_no = l;
+			hook_th.lane = hook_lane0 + hook_seg->stack_cap + (l - 1) * hook_lane_cap;
+			hook_th.lane_no = l;
 			return;
 		}
 		l = 0;   /* the mask changed: look again from the start */
