@@ -1,7 +1,8 @@
 /* rec_main.c - mprof-tui DIR: a recording's summary (--info), the heap at
  * a moment (--at), the growth between two (--diff-at), the allocations of
  * a window still alive at the end (--leaks) and the temporary allocations
- * (--temporary), as the usual --top reports; or the time-travel UI. */
+ * (--temporary), as the usual --top reports; or the time-travel UI. The
+ * command table's entry for a recording: its options and --help lines. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "core/snapdiff.h"
 #include "core/view.h"
 #include "tui/app.h"
+#include "tui/cmd.h"
 #include "tui/rec.h"
 
 void rec_end_line(const recording *r, char *buf, size_t len)
@@ -170,3 +172,41 @@ int rec_main(const rec_opts *o)
 	rec_close(r);
 	return rc;
 }
+
+static const cmd_text rec_help[] = {
+	{ SLOT_USE_REC,
+	  "       mprof-tui [--at TIME | --diff-at T1 T2 | --leaks T1 T2 | --temporary] DIR\n" },
+	{ SLOT_RECORDINGS,
+	  "Recordings (MPROF_RECORD=DIR under the hook, or --record DIR --attach PID):\n"
+	  "  mprof-tui DIR        the UI over the whole run: Left/Right move in time,\n"
+	  "                       [ ] local peaks, P the peak, Home/End start/end,\n"
+	  "                       m mark, d diff, L alive\n"
+	  "                       at the end, T temporary allocations\n"
+	  "  --info DIR           the recording's summary and timeline\n"
+	  "  --at TIME            the heap at TIME (12.5s, 800ms, peak, start, end)\n"
+	  "  --diff-at T1 T2      the growth between two moments\n"
+	  "  --leaks T1 T2        allocations made between T1 and T2 alive at the end\n"
+	  "  --temporary          allocations freed before the next allocation\n" },
+	{ 0, NULL },
+};
+
+const cmd cmd_rec = {
+	.name = "a recording",
+	.takes = CMD_BIT(OPT_AT) | CMD_BIT(OPT_DIFF_AT) | CMD_BIT(OPT_LEAKS) | CMD_BIT(OPT_TEMP) |
+		 CMD_BIT(OPT_INFO) | CMD_BIT(OPT_TOP) | CMD_BIT(OPT_LIMIT) | CMD_BIT(OPT_FORMAT) | CMD_METRIC | CMD_SYMS,
+	.help = rec_help,
+};
+
+/* mprof-tui DIR: a recording's batch report or its UI (rec_main.c). */
+int cmd_recording(const cli *c, const char *dir, int g)
+{
+	rec_opts rq = c->rq;
+	rq.dir = dir;
+	rq.info = c->info;
+	rq.batch = c->batch || rq.at || rq.diff_from || rq.leak_from || rq.temporary;
+	rq.ro = c->ro;
+	rq.gran = g;
+	rq.so = c->so;
+	return rec_main(&rq);
+}
+
