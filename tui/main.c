@@ -1,7 +1,7 @@
 /* main.c - mprof-tui's entry: a dispatcher over the command table (cmd.h).
  * It parses the command line once (cmd_opts.c), picks the first entry that
- * claims it, in the order that settled it before the table, rejects in one
- * place an option the entry does not take, and runs the entry. --help is
+ * claims it (in the order the ifs had before the table), rejects in one
+ * place an option that entry does not take, and runs the entry. --help is
  * the entries' pieces in their slots, with the lines common to all. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +62,27 @@ static void usage(FILE *f)
 	}
 }
 
+/* An option given that the chosen entry does not take, said with both:
+ * exit 2 rather than one of them silently ignored; 0 when none. */
+static int cmd_conflict(const cmd *e, const cli *c)
+{
+	if (c->attach && c->dashdash) {
+		fprintf(stderr, "mprof-tui: --attach PID or -- COMMAND, not both\n");
+		return EXIT_BAD;
+	}
+	uint64_t takes = e->takes | CMD_BIT(OPT_HELP);
+	for (const cmd *const *a = e->also; a && *a; a++)
+		takes |= (*a)->takes;
+	uint64_t extra = c->opts & ~takes;
+	if (!extra)
+		return 0;
+	int o = 0;
+	while (!(extra & CMD_BIT(o)))
+		o++;
+	fprintf(stderr, "mprof-tui: %s does not go with %s\n", cli_opt_name(o), e->name);
+	return EXIT_BAD;
+}
+
 int main(int argc, char **argv)
 {
 	static cli c;
@@ -73,17 +94,14 @@ int main(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	const cmd *e = cmds[NCMDS - 1];
-	for (size_t i = 0; i < NCMDS - 1; i++) {
-		if (cmds[i] == &cmd_window)
-			atexit(listing_sweep_shm);   /* segments of processes gone since (SIGKILL) */
-		if (cmds[i] == &cmd_listing && c.attach && c.dashdash) {
-			fprintf(stderr, "mprof-tui: --attach PID or -- COMMAND, not both\n");
-			return EXIT_BAD;
-		}
+	for (size_t i = 0; i < NCMDS - 1; i++)
 		if (cmds[i]->claims(&c, argc, argv)) {
 			e = cmds[i];
 			break;
 		}
-	}
+	if (!e->keeps_shm)
+		atexit(listing_sweep_shm);   /* segments of processes gone since (SIGKILL) */
+	if ((rc = cmd_conflict(e, &c)))
+		return rc;
 	return e->run(&c, argc, argv);
 }
