@@ -11,6 +11,7 @@
 #include "attach/live/launch.h"
 #include "attach/live/window.h"
 #include "attach/proc/procfs.h"
+#include "core/bytes.h"
 #include "core/load.h"
 #include "tui/app.h"
 #include "tui/cmd.h"
@@ -30,17 +31,6 @@ static const cmd_text window_help[] = {
 	{ 0, NULL },
 };
 
-/* Bytes for a summary line: 1.5 MiB, 12 KiB, 40 B. */
-static void window_bytes(char *buf, size_t len, uint64_t b)
-{
-	if (b >= 1 << 20)
-		snprintf(buf, len, "%.1f MiB", (double)b / (1 << 20));
-	else if (b >= 1 << 10)
-		snprintf(buf, len, "%.1f KiB", (double)b / (1 << 10));
-	else
-		snprintf(buf, len, "%llu B", (unsigned long long)b);
-}
-
 /* What the window saw, in one line on stderr. */
 static void window_say(const window_result *r, const window_opts *o, const char *file)
 {
@@ -53,8 +43,8 @@ static void window_say(const window_result *r, const window_opts *o, const char 
 		ib += m->alloc_bytes - m->free_bytes;
 	}
 	char a[32], i[32];
-	window_bytes(a, sizeof(a), ab);
-	window_bytes(i, sizeof(i), ib);
+	bytes_fmt(a, sizeof(a), (int64_t)ab);
+	bytes_fmt(i, sizeof(i), (int64_t)ib);
 	fprintf(stderr, "mprof-tui: window of %.1f s on process %d: %llu allocations (%s) from %zu stacks, "
 		"%llu of them (%s) still in use at its end%s%s\n", r->open_s, o->pid, (unsigned long long)ao, a,
 		r->p->samples.len, (unsigned long long)io, i, file ? "; written to " : "", file ? file : "");

@@ -12,6 +12,7 @@
 
 #include "attach/proc/procfs.h"
 #include "core/agg.h"
+#include "core/bytes.h"
 #include "core/snapdiff.h"
 #include "core/view.h"
 #include "tui/app.h"
@@ -26,7 +27,7 @@ void rec_end_line(const recording *r, char *buf, size_t len)
 void rec_moment_text(const recording *r, char *buf, size_t len)
 {
 	char v[40];
-	snprintf(buf, len, "%.3f s, %s in use", (double)r->cur_time / 1e9, view_fmt_value(v, sizeof(v), r->cur_inuse, 0));
+	snprintf(buf, len, "%.3f s, %s in use", (double)r->cur_time / 1e9, bytes_fmt(v, sizeof(v), r->cur_inuse));
 }
 
 static void info(FILE *out, recording *r)
@@ -37,7 +38,7 @@ static void info(FILE *out, recording *r)
 	fprintf(out, "events %" PRIu64 " .. %" PRIu64 ", time %.3f s .. %.3f s\n", r->first_ev, r->end_ev,
 		(double)r->first_time / 1e9, (double)r->end_time / 1e9);
 	fprintf(out, "peak %" PRId64 " bytes (%s) at %.3f s, event %" PRIu64 "\n", r->peak,
-		view_fmt_value(pk, sizeof(pk), r->peak, 0), (double)r->peak_time / 1e9, r->peak_ev);
+		bytes_fmt(pk, sizeof(pk), r->peak), (double)r->peak_time / 1e9, r->peak_ev);
 	fprintf(out, "waits %" PRIu64 " (%.3f s, longest %.3f ms), events lost %" PRIu64 ", files cut short %" PRIu64 "\n",
 		r->wait_count, (double)r->wait_ns / 1e9, (double)r->wait_max_ns / 1e6, r->lost, r->truncated);
 	char end[400];
