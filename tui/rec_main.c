@@ -14,7 +14,6 @@
 #include "core/agg.h"
 #include "core/bytes.h"
 #include "core/snapdiff.h"
-#include "core/view.h"
 #include "tui/app.h"
 #include "tui/cmd.h"
 #include "tui/rec.h"
