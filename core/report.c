@@ -223,6 +223,7 @@ int report_info(FILE *out, const prof *p)
 	return ferror(out) ? -1 : 0;
 }
 
+/* Exact, not bytes_fmt's rounding (bytes.h): a rate is a setting the user gives back. */
 void report_rate(char *buf, size_t len, uint64_t rate)
 {
 	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };

@@ -2,6 +2,7 @@
  * the focus regex lets through), their order (the sort keys), moving
  * between focus matches, and the values as the rows show them. */
 #include "core/view.h"
+#include "core/bytes.h"
 #include "core/view_int.h"
 #include "core/names.h"
 
@@ -21,20 +22,7 @@ char *view_fmt_value(char *buf, size_t len, int64_t v, int objects)
 		snprintf(buf, len, "%lld", (long long)v);
 		return buf;
 	}
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	double x = (double)v, a = x < 0 ? -x : x;
-	int u = 0;
-	if (a < 1024) {
-		snprintf(buf, len, "%lld B", (long long)v);
-		return buf;
-	}
-	while (a >= 1024 && u < 5) {
-		a /= 1024;
-		x /= 1024;
-		u++;
-	}
-	snprintf(buf, len, a < 10 ? "%.2f %s" : a < 100 ? "%.1f %s" : "%.0f %s", x, unit[u]);
-	return buf;
+	return bytes_fmt(buf, len, v);
 }
 
 /* Focus matches the name a row shows (skynet.so+0xb55d) as well as the whole one. */

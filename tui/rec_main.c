@@ -1,7 +1,8 @@
 /* rec_main.c - mprof-tui DIR: a recording's summary (--info), the heap at
  * a moment (--at), the growth between two (--diff-at), the allocations of
  * a window still alive at the end (--leaks) and the temporary allocations
- * (--temporary), as the usual --top reports; or the time-travel UI. */
+ * (--temporary), as the usual --top reports; or the time-travel UI. The
+ * command table's entry for a recording: its options and --help lines. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,9 +12,10 @@
 
 #include "attach/proc/procfs.h"
 #include "core/agg.h"
+#include "core/bytes.h"
 #include "core/snapdiff.h"
-#include "core/view.h"
 #include "tui/missing_syms.h"
+#include "tui/cmd.h"
 #include "tui/rec.h"
 
 void rec_end_line(const recording *r, char *buf, size_t len)
@@ -24,7 +26,7 @@ void rec_end_line(const recording *r, char *buf, size_t len)
 void rec_moment_text(const recording *r, char *buf, size_t len)
 {
 	char v[40];
-	snprintf(buf, len, "%.3f s, %s in use", (double)r->cur_time / 1e9, view_fmt_value(v, sizeof(v), r->cur_inuse, 0));
+	snprintf(buf, len, "%.3f s, %s in use", (double)r->cur_time / 1e9, bytes_fmt(v, sizeof(v), r->cur_inuse));
 }
 
 static void info(FILE *out, recording *r)
@@ -35,7 +37,7 @@ static void info(FILE *out, recording *r)
 	fprintf(out, "events %" PRIu64 " .. %" PRIu64 ", time %.3f s .. %.3f s\n", r->first_ev, r->end_ev,
 		(double)r->first_time / 1e9, (double)r->end_time / 1e9);
 	fprintf(out, "peak %" PRId64 " bytes (%s) at %.3f s, event %" PRIu64 "\n", r->peak,
-		view_fmt_value(pk, sizeof(pk), r->peak, 0), (double)r->peak_time / 1e9, r->peak_ev);
+		bytes_fmt(pk, sizeof(pk), r->peak), (double)r->peak_time / 1e9, r->peak_ev);
 	fprintf(out, "waits %" PRIu64 " (%.3f s, longest %.3f ms), events lost %" PRIu64 ", files cut short %" PRIu64 "\n",
 		r->wait_count, (double)r->wait_ns / 1e9, (double)r->wait_max_ns / 1e6, r->lost, r->truncated);
 	char end[400];
@@ -170,3 +172,41 @@ int rec_main(const rec_opts *o)
 	rec_close(r);
 	return rc;
 }
+
+static const cmd_text rec_help[] = {
+	{ SLOT_USE_REC,
+	  "       mprof-tui [--at TIME | --diff-at T1 T2 | --leaks T1 T2 | --temporary] DIR\n" },
+	{ SLOT_RECORDINGS,
+	  "Recordings (MPROF_RECORD=DIR under the hook, or --record DIR --attach PID):\n"
+	  "  mprof-tui DIR        the UI over the whole run: Left/Right move in time,\n"
+	  "                       [ ] local peaks, P the peak, Home/End start/end,\n"
+	  "                       m mark, d diff, L alive\n"
+	  "                       at the end, T temporary allocations\n"
+	  "  --info DIR           the recording's summary and timeline\n"
+	  "  --at TIME            the heap at TIME (12.5s, 800ms, peak, start, end)\n"
+	  "  --diff-at T1 T2      the growth between two moments\n"
+	  "  --leaks T1 T2        allocations made between T1 and T2 alive at the end\n"
+	  "  --temporary          allocations freed before the next allocation\n" },
+	{ 0, NULL },
+};
+
+const cmd cmd_rec = {
+	.name = "a recording",
+	.takes = CMD_BIT(OPT_AT) | CMD_BIT(OPT_DIFF_AT) | CMD_BIT(OPT_LEAKS) | CMD_BIT(OPT_TEMP) |
+		 CMD_BIT(OPT_INFO) | CMD_BIT(OPT_TOP) | CMD_BIT(OPT_LIMIT) | CMD_BIT(OPT_FORMAT) | CMD_METRIC | CMD_SYMS,
+	.help = rec_help,
+};
+
+/* mprof-tui DIR: a recording's batch report or its UI (rec_main.c). */
+int cmd_recording(const cli *c, const char *dir, int g)
+{
+	rec_opts rq = c->rq;
+	rq.dir = dir;
+	rq.info = c->info;
+	rq.batch = c->batch || rq.at || rq.diff_from || rq.leak_from || rq.temporary;
+	rq.ro = c->ro;
+	rq.gran = g;
+	rq.so = c->so;
+	return rec_main(&rq);
+}
+

@@ -1,0 +1,84 @@
+/* cmd_open.c - a profile opened for mprof-tui's file modes: loaded (or the
+ * window's, already in memory), made NEW - BASE with --diff BASE, then its
+ * symbols, node map and aggregate at one granularity; what the UI
+ * (cmd_file.c) and the batch report (cmd_report.c) both start from, and
+ * the check that a report written to stdout reached it. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/diff.h"
+#include "core/load.h"
+#include "tui/cmd.h"
+
+/* Loads path (minus --diff BASE); 0, else the exit status (said). */
+int opened_load(opened *f, const cli *c, const char *path)
+{
+	prof_error err;
+	memset(f, 0, sizeof(*f));
+	if (c->given)
+		f->p = c->given;
+	else if (!(f->p = prof_load(path, &err))) {
+		fprintf(stderr, "mprof-tui: %s\n", err.msg);
+		return EXIT_BAD;
+	}
+	if (c->diff_base) {   /* --diff BASE NEW: from here on p holds NEW - BASE */
+		sym_opts bso = c->so, nso = c->so;
+		bso.profile_path = c->diff_base;
+		nso.profile_path = path;
+		diff_stats ds;
+		prof *b = prof_load(c->diff_base, &err);
+		prof *d = b ? sym_diff_build(b, &bso, f->p, NULL, &nso, &ds, &err) : NULL;
+		int st = b ? 1 : EXIT_BAD;
+		prof_free(b);
+		prof_free(f->p);
+		f->p = d;
+		if (!d) {
+			fprintf(stderr, "mprof-tui: %s\n", err.msg);
+			return st;
+		}
+		char note[512];
+		if (diff_stats_say(&ds, note, sizeof(note)))
+			fprintf(stderr, "mprof-tui: %s\n", note);
+	}
+	return 0;
+}
+
+/* Symbols, map and aggregate over f->p at granularity g; 0, or 1 (said). */
+int opened_build(opened *f, const cli *c, const char *path, int g)
+{
+	f->so = c->so;
+	f->so.profile_path = path;
+	/* Raw address rows need no symbols: skynet-mprof's own report. */
+	int raw = f->so.no_symbols && g == SYM_GRAN_ADDRESS;
+	f->sy = raw ? NULL : sym_open(f->p, &f->so);
+	if ((!f->sy && !raw) || sym_nodemap_agg(&f->m, &f->a, f->p, f->sy, (enum sym_gran)g)) {
+		fprintf(stderr, "mprof-tui: %s: out of memory\n", path);
+		sym_close(f->sy);
+		f->sy = NULL;
+		return 1;
+	}
+	return 0;
+}
+
+/* Frees what opened_build made (built) and the profile. */
+void opened_free(opened *f, int built)
+{
+	if (built) {
+		agg_free(&f->a);
+		nodemap_free(&f->m);
+		sym_close(f->sy);
+	}
+	prof_free(f->p);
+}
+
+/* The report went to stdout: a failed write is an error. */
+int cmd_stdout_done(int rc)
+{
+	if (fflush(stdout) && !rc) {
+		fprintf(stderr, "mprof-tui: writing the report: %s\n", strerror(errno));
+		rc = 1;
+	}
+	return rc;
+}
+
