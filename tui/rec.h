@@ -24,10 +24,5 @@ typedef struct rec_opts {
 int rec_main(const rec_opts *o);
 /* The UI over an open recording (rec_ui.c). */
 int tui_rec(recording *r, const rec_opts *o);
-/* One line saying where the recording ends and why (its process looked
- * up: an open recording of a running process is still being written). */
-void rec_end_line(const recording *r, char *buf, size_t len);
-/* One line describing a moment: "12.345 s, 9.77 MiB in use". */
-void rec_moment_text(const recording *r, char *buf, size_t len);
 
 #endif

@@ -25,6 +25,7 @@
 #include "tui/missing_syms.h"
 #include "tui/newmarks.h"
 #include "tui/rec.h"
+#include "tui/rec_text.h"
 #include "tui/strip.h"
 
 #define REC_STRIP 4
