@@ -80,7 +80,7 @@ void allocs_summary(const void *data, size_t len, char *buf, size_t cap)
 	}
 }
 
-int allocs_info_main(const char *pid_arg)
+int allocs_info_print(const char *pid_arg)
 {
 	seg_map m;
 	seg_header hc;

@@ -19,6 +19,6 @@ int allocs_print(FILE *out, const void *data, size_t len, const char *lead, int 
  * jemalloc: entry-patched"), "" when there are none. */
 void allocs_summary(const void *data, size_t len, char *buf, size_t cap);
 /* --info --attach PID: the process, how the hook is in it, its allocators. */
-int allocs_info_main(const char *pid_arg);
+int allocs_info_print(const char *pid_arg);
 
 #endif

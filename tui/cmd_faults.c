@@ -1,6 +1,6 @@
 /* cmd_faults.c - mprof-tui --faults: physical memory by stack from page
  * faults, no hook needed: -o FILE -- COMMAND, PID -o FILE [--duration S]
- * (attach/faults/'s faults_main), or the pages view live with --attach PID
+ * (attach/faults/'s faults_run), or the pages view live with --attach PID
  * (faults_ui.c); two entries of the command table, since the live one takes
  * the screens' options and the other the file's. */
 #include <getopt.h>
@@ -61,14 +61,14 @@ static int main_faults(cli *c, int argc, char **argv)
 		return tui_faults(&lo);
 	}
 	if (dashdash)
-		return faults_main(NULL, argv + optind, 0, c->snap_out, stderr);
+		return faults_run(NULL, argv + optind, 0, c->snap_out, stderr);
 	if (optind != argc - 1) {
 		fprintf(stderr, optind == argc ? "mprof-tui: --faults needs a process id or -- COMMAND\n"
 					       : "mprof-tui: --faults takes one process id\n");
 		cmd_usage_hint();
 		return EXIT_BAD;
 	}
-	return faults_main(argv[optind], NULL, c->duration, c->snap_out, stderr);
+	return faults_run(argv[optind], NULL, c->duration, c->snap_out, stderr);
 }
 
 static int faults_claims(const cli *c, int argc, char **argv)

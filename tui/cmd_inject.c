@@ -1,6 +1,6 @@
 /* cmd_inject.c - mprof-tui --inject PID and --detach PID: load libmprof.so
  * into a process started without it, or stop an injected hook
- * (inject_ui.c's inject_main); two entries of the command table, so that
+ * (inject_ui.c's inject_ui_run); two entries of the command table, so that
  * one given with the other is said, not settled by their order. */
 #include <stdio.h>
 #include "tui/cmd.h"
@@ -22,7 +22,7 @@ static const cmd_text inject_help[] = {
 static int inject_run(cli *c, int argc, char **argv)
 {
 	(void)argc, (void)argv;
-	return inject_main(c->inject_pid ? c->inject_pid : c->detach_pid, !c->inject_pid);
+	return inject_ui_run(c->inject_pid ? c->inject_pid : c->detach_pid, !c->inject_pid);
 }
 
 static int inject_claims(const cli *c, int argc, char **argv)

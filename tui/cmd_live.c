@@ -108,13 +108,13 @@ static int launch_run(cli *c, int argc, char **argv)
 static int listing_cmd_run(cli *c, int argc, char **argv)
 {
 	(void)c, (void)argc, (void)argv;
-	return listing_main();
+	return listing_print();
 }
 
 static int info_attach_run(cli *c, int argc, char **argv)
 {
 	(void)c, (void)argc;
-	return allocs_info_main(argv[optind]);
+	return allocs_info_print(argv[optind]);
 }
 
 static int live_claims(const cli *c, int argc, char **argv)

@@ -1,5 +1,5 @@
 /* cmd_sample.c - mprof-tui --sample-rate=R PID: change what a hooked
- * process records while it runs (attach/live/'s sample_ctl_main); its entry
+ * process records while it runs (attach/live/'s sample_ctl_request); its entry
  * of the command table. */
 #include <getopt.h>
 #include <stdio.h>
@@ -25,7 +25,7 @@ static int sample_run(cli *c, int argc, char **argv)
 		fprintf(stderr, "mprof-tui: --sample-rate=R takes one process id\n");
 		return EXIT_BAD;
 	}
-	return sample_ctl_main(c->sample_rate, argv[optind], stdout, stderr);
+	return sample_ctl_request(c->sample_rate, argv[optind], stdout, stderr);
 }
 
 static int sample_claims(const cli *c, int argc, char **argv)

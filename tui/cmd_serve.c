@@ -1,5 +1,5 @@
 /* cmd_serve.c - mprof-tui --serve [HOST:]PORT: the processes under the hook
- * served as Go's net/http/pprof does (attach/serve/'s serve_main); its
+ * served as Go's net/http/pprof does (attach/serve/'s serve_http); its
  * entry of the command table, which takes no file or command. */
 #include <getopt.h>
 #include <stdio.h>
@@ -28,7 +28,7 @@ static int serve_run(cli *c, int argc, char **argv)
 		fprintf(stderr, "mprof-tui: --serve takes no file or command ('%s')\n", argv[optind]);
 		return EXIT_BAD;
 	}
-	return serve_main(c->serve_addr, &c->so);
+	return serve_http(c->serve_addr, &c->so);
 }
 
 static int serve_claims(const cli *c, int argc, char **argv)

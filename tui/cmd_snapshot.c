@@ -1,6 +1,6 @@
 /* cmd_snapshot.c - mprof-tui --snapshot PID -o FILE: the current state of
  * a process running under libmprof.so written to FILE in the native format
- * (attach/live/'s snapshot_main); its entry of the command table. */
+ * (attach/live/'s snapshot_to_file); its entry of the command table. */
 #include <stdio.h>
 #include "attach/live/snapshot.h"
 #include "tui/cmd.h"
@@ -17,7 +17,7 @@ static const cmd_text snapshot_help[] = {
 static int snapshot_run(cli *c, int argc, char **argv)
 {
 	(void)argc, (void)argv;
-	return snapshot_main(c->snap_pid, c->snap_out);
+	return snapshot_to_file(c->snap_pid, c->snap_out);
 }
 
 static int snapshot_claims(const cli *c, int argc, char **argv)

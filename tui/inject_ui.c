@@ -80,7 +80,7 @@ int inject_quit_offer(int pid)
 	return 1;
 }
 
-int inject_main(const char *pid_arg, int detach)
+int inject_ui_run(const char *pid_arg, int detach)
 {
 	long pid = proc_pid_arg(pid_arg);
 	if (pid < 0) {

@@ -13,6 +13,6 @@ int inject_offer(int pid, const char *lib, prof_error *err);
  * the detach failed (said on stderr). */
 int inject_quit_offer(int pid);
 /* --inject PID / --detach PID: messages on stdout/stderr; exit status. */
-int inject_main(const char *pid_arg, int detach);
+int inject_ui_run(const char *pid_arg, int detach);
 
 #endif

@@ -21,7 +21,7 @@ typedef struct rec_opts {
 } rec_opts;
 
 /* mprof-tui DIR: batch report or UI; returns the exit status. */
-int rec_main(const rec_opts *o);
+int rec_run(const rec_opts *o);
 /* The UI over an open recording (rec_ui.c). */
 int tui_rec(recording *r, const rec_opts *o);
 

@@ -107,7 +107,7 @@ static const prof *batch_prof(recording *r, const rec_opts *o, prof **own, char 
 	return *own;
 }
 
-int rec_main(const rec_opts *o)
+int rec_run(const rec_opts *o)
 {
 	prof_error err;
 	recording *r = rec_open(o->dir, 0, &err);
@@ -196,6 +196,6 @@ int cmd_recording(const cli *c, const char *dir, int g)
 	rq.ro = c->ro;
 	rq.gran = g;
 	rq.so = c->so;
-	return rec_main(&rq);
+	return rec_run(&rq);
 }
 

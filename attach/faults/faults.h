@@ -83,6 +83,6 @@ void faults_summary(const faults *f, const faults_stats *st, char *buf, size_t l
 /* mprof-tui --faults: -o out with "-- COMMAND" (argv) or PID for
  * seconds; the summary on msg.  Exit status: 0, 1, or 2 for bad usage or
  * a refusal. */
-int faults_main(const char *pid_arg, char *const argv[], double seconds, const char *out, FILE *msg);
+int faults_run(const char *pid_arg, char *const argv[], double seconds, const char *out, FILE *msg);
 
 #endif

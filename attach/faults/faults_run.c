@@ -27,7 +27,7 @@ static double mono_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int faults_main(const char *pid_arg, char *const argv[], double seconds, const char *out, FILE *msg)
+int faults_run(const char *pid_arg, char *const argv[], double seconds, const char *out, FILE *msg)
 {
 	if (!out) {
 		fprintf(msg, "mprof-tui: --faults needs -o FILE (or --attach PID for the screens)\n");

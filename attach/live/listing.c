@@ -182,7 +182,7 @@ int listing_run(FILE *out, FILE *note, const char *dir, const char *lib)
 	return r.shown;
 }
 
-int listing_main(void)
+int listing_print(void)
 {
 	char lib[4096];
 	prof_error err;

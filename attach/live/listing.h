@@ -48,9 +48,9 @@ int listing_scan(const char *dir, int (*fn)(listing_entry *e, void *ctx), void *
  * of attachable processes, or -1 when dir cannot be read. */
 int listing_run(FILE *out, FILE *note, const char *dir, const char *lib);
 
-/* listing_main: mprof-tui --attach with no pid, the list of /dev/shm and
+/* listing_print: mprof-tui --attach with no pid, the list of /dev/shm and
  * the hint to start one; exit status. */
-int listing_main(void);
+int listing_print(void);
 
 /* segment_sweep.c: removes the segments in dir that are the hook's for a
  * pid no process has (root: any user's); how many, or -1 when dir cannot

@@ -77,7 +77,7 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-int sample_ctl_main(const char *rate_arg, const char *pid_arg, FILE *out, FILE *err)
+int sample_ctl_request(const char *rate_arg, const char *pid_arg, FILE *out, FILE *err)
 {
 	uint64_t rate;
 	if (sample_ctl_parse(rate_arg, &rate)) {

@@ -21,6 +21,6 @@ void sample_ctl_text(const seg_header *h, char *buf, size_t len);
  * it (a few seconds at most; an idle process takes it at its next
  * allocation), says the outcome on out (errors on err); returns the exit
  * status (0, 1 refused, 2 bad input or no such hooked process). */
-int sample_ctl_main(const char *rate_arg, const char *pid_arg, FILE *out, FILE *err);
+int sample_ctl_request(const char *rate_arg, const char *pid_arg, FILE *out, FILE *err);
 
 #endif

@@ -30,7 +30,7 @@ int snapshot_write(int pid, const char *path, prof_error *err)
 	return rc;
 }
 
-int snapshot_main(const char *pid_arg, const char *out)
+int snapshot_to_file(const char *pid_arg, const char *out)
 {
 	long pid = proc_pid_arg(pid_arg);
 	if (pid < 0) {

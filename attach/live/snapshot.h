@@ -10,6 +10,6 @@
 int snapshot_write(int pid, const char *path, prof_error *err);
 /* The --snapshot option: parses pid_arg, reports errors on stderr;
  * returns the exit status (0, or 2 on bad input or no segment). */
-int snapshot_main(const char *pid_arg, const char *out);
+int snapshot_to_file(const char *pid_arg, const char *out);
 
 #endif

@@ -460,7 +460,7 @@ static void serve_stop(server *sv, struct MHD_Daemon *d)
 
 /* ---- the server ------------------------------------------------------- */
 
-int serve_main(const char *addr, const sym_opts *so)
+int serve_http(const char *addr, const sym_opts *so)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;

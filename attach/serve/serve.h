@@ -12,6 +12,6 @@
  * when only a port is given) until SIGINT, SIGTERM or SIGHUP. so gives the
  * symbol paths (--root, --search-path). Returns the exit status: 0 when
  * stopped by a signal, 2 when addr is bad or cannot be bound (said). */
-int serve_main(const char *addr, const sym_opts *so);
+int serve_http(const char *addr, const sym_opts *so);
 
 #endif
