@@ -28,20 +28,33 @@ count() {  # name, output file, exit status
 		echo "PASS $1 ($p)"
 	fi
 }
+# TESTS="word ...": only the tests whose names contain one of the words
+# (TESTS=live runs live_attach, live_strip, test_live ...).
 only=${TESTS:-}
+selected() {
+	[ -z "$only" ] && return 0
+	for w in $only; do
+		case "$1" in *"$w"*) return 0 ;; esac
+	done
+	return 1
+}
 for t in "${B:-build}"/test/*; do
 	[ -x "$t" ] && [ -f "$t" ] || continue
 	n=$(basename "$t")
-	case "$only" in ""|*"$n"*) ;; *) continue ;; esac
+	selected "$n" || continue
 	CMOCKA_MESSAGE_OUTPUT=TAP timeout 300 "$t" > "$log/$n.out" 2>&1
 	count "$n" "$log/$n.out" $?
 done
 for t in test/integration/*.sh; do
 	[ -f "$t" ] || continue
 	n=$(basename "$t" .sh)
-	case "$only" in ""|*"$n"*) ;; *) continue ;; esac
+	selected "$n" || continue
 	timeout 600 sh "$t" > "$log/$n.out" 2>&1
 	count "$n" "$log/$n.out" $?
 done
+if [ -n "$only" ] && [ $((pass + fail + skip)) -eq 0 ]; then
+	echo "not ok - no test name contains a word of TESTS=$only"
+	fail=1
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
