@@ -58,6 +58,7 @@ typedef struct cli {
 					  * opened_load takes it instead of reading path */
 	uint64_t opts;                   /* CMD_BIT of every option given */
 	int dashdash;                    /* "--" then COMMAND: argv + optind is it */
+	int nargs;                       /* the words after the options (argc - optind) */
 } cli;
 
 /* Where a piece of --help goes: the usage lines first, then the sections. */
@@ -81,7 +82,7 @@ typedef struct cmd {
 	uint64_t takes;                  /* CMD_BIT of each option it reads */
 	const cmd_text *help;            /* its pieces of --help */
 	/* Whether the command line is this mode; NULL: always (the last entry). */
-	int (*claims)(const cli *c, int argc, char **argv);
+	int (*claims)(const cli *c);
 	int (*run)(cli *c, int argc, char **argv);
 	int keeps_shm;                   /* 1: no sweep of dead segments at exit */
 	/* The modes its run picks by the file and the terminal (the profile's:

@@ -71,15 +71,13 @@ static int main_faults(cli *c, int argc, char **argv)
 	return faults_run(argv[optind], NULL, c->duration, c->snap_out, stderr);
 }
 
-static int faults_claims(const cli *c, int argc, char **argv)
+static int faults_claims(const cli *c)
 {
-	(void)argc, (void)argv;
 	return c->faults;
 }
 
-static int faults_live_claims(const cli *c, int argc, char **argv)
+static int faults_live_claims(const cli *c)
 {
-	(void)argc, (void)argv;
 	return c->faults && c->attach;
 }
 

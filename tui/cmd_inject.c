@@ -25,15 +25,13 @@ static int inject_run(cli *c, int argc, char **argv)
 	return inject_ui_run(c->inject_pid ? c->inject_pid : c->detach_pid, !c->inject_pid);
 }
 
-static int inject_claims(const cli *c, int argc, char **argv)
+static int inject_claims(const cli *c)
 {
-	(void)argc, (void)argv;
 	return c->inject_pid != NULL;
 }
 
-static int detach_claims(const cli *c, int argc, char **argv)
+static int detach_claims(const cli *c)
 {
-	(void)argc, (void)argv;
 	return c->detach_pid != NULL;
 }
 

@@ -117,34 +117,29 @@ static int info_attach_run(cli *c, int argc, char **argv)
 	return allocs_info_print(argv[optind]);
 }
 
-static int live_claims(const cli *c, int argc, char **argv)
+static int live_claims(const cli *c)
 {
-	(void)argc, (void)argv;
 	return c->attach;
 }
 
 /* --attach with no process id: the list. */
-static int listing_claims(const cli *c, int argc, char **argv)
+static int listing_claims(const cli *c)
 {
-	(void)argv;
-	return c->attach && optind == argc;
+	return c->attach && c->nargs == 0;
 }
 
-static int info_attach_claims(const cli *c, int argc, char **argv)
+static int info_attach_claims(const cli *c)
 {
-	(void)argv;
-	return c->attach && c->info && optind == argc - 1;
+	return c->attach && c->info && c->nargs == 1;
 }
 
-static int record_claims(const cli *c, int argc, char **argv)
+static int record_claims(const cli *c)
 {
-	(void)argc, (void)argv;
 	return c->attach && c->rec_dir;
 }
 
-static int launch_claims(const cli *c, int argc, char **argv)
+static int launch_claims(const cli *c)
 {
-	(void)argc, (void)argv;
 	return c->dashdash;
 }
 

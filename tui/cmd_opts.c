@@ -249,6 +249,7 @@ int cli_parse(cli *c, int argc, char **argv)
 	}
 	/* Live: -- COMMAND ARGS (getopt stops at "--"). */
 	c->dashdash = optind > 1 && !strcmp(argv[optind - 1], "--") && optind < argc;
+	c->nargs = argc - optind;
 	return -1;
 }
 

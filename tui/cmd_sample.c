@@ -28,9 +28,8 @@ static int sample_run(cli *c, int argc, char **argv)
 	return sample_ctl_request(c->sample_rate, argv[optind], stdout, stderr);
 }
 
-static int sample_claims(const cli *c, int argc, char **argv)
+static int sample_claims(const cli *c)
 {
-	(void)argc, (void)argv;
 	return c->sample_rate != NULL;
 }
 

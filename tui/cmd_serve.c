@@ -31,9 +31,8 @@ static int serve_run(cli *c, int argc, char **argv)
 	return serve_http(c->serve_addr, &c->so);
 }
 
-static int serve_claims(const cli *c, int argc, char **argv)
+static int serve_claims(const cli *c)
 {
-	(void)argc, (void)argv;
 	return c->serve_addr != NULL;
 }
 

@@ -20,9 +20,8 @@ static int snapshot_run(cli *c, int argc, char **argv)
 	return snapshot_to_file(c->snap_pid, c->snap_out);
 }
 
-static int snapshot_claims(const cli *c, int argc, char **argv)
+static int snapshot_claims(const cli *c)
 {
-	(void)argc, (void)argv;
 	return c->snap_pid != NULL;
 }
 

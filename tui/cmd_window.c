@@ -125,9 +125,8 @@ static int main_window(cli *c, int argc, char **argv)
 	return r.exited ? EXIT_BAD : rc;
 }
 
-static int window_claims(const cli *c, int argc, char **argv)
+static int window_claims(const cli *c)
 {
-	(void)argc, (void)argv;
 	return c->window_s > 0;
 }
 

@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 		return rc;
 	const cmd *e = cmds[NCMDS - 1];
 	for (size_t i = 0; i < NCMDS - 1; i++)
-		if (cmds[i]->claims(&c, argc, argv)) {
+		if (cmds[i]->claims(&c)) {
 			e = cmds[i];
 			break;
 		}
