@@ -55,6 +55,17 @@ expect_refused() {
 	expect_eq "$1: no partial report" "$OUT" ""
 }
 
+# pid_from FILE: the pid a started program wrote to FILE (10 s at most), or "".
+pid_from() {
+	_pid=""
+	for _i in $(seq 1 500); do
+		_pid=$(cat "$1" 2> /dev/null)
+		[ -n "$_pid" ] && break
+		sleep 0.02
+	done
+	echo "$_pid"
+}
+
 # hook_prog NAME SRC: HOOK is the hook; NAME built from SRC into $TMP/NAME
 # as a user builds a program to profile (debug info, frame pointers).
 # Without the hook, or when the build fails, says so and ends the test.

@@ -14,12 +14,7 @@ cc $CFL -o "$TMP/wait" "$P/hook_wait.c" || { not_ok "build hook_wait"; exit 0; }
 # that allocates every 200 us, then waits for $TMP/go.
 MPROF_OUT=$TMP/w.pro LD_PRELOAD=$HOOK "$TMP/wait" "$TMP/go" usr2 > "$TMP/w.out" 2> "$TMP/w.err" &
 bg=$!
-pid=""
-for i in $(seq 1 500); do
-	pid=$(cat "$TMP/w.out" 2> /dev/null)
-	[ -n "$pid" ] && break
-	sleep 0.02
-done
+pid=$(pid_from "$TMP/w.out")
 if [ -z "$pid" ]; then
 	not_ok "hook live: process did not start (or deadlocked in its signal handler)"
 	kill "$bg" 2> /dev/null
