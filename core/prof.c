@@ -101,6 +101,31 @@ uint32_t prof_stack_nostack(prof *p)
 	return prof_stack_add(p, &f, 1);
 }
 
+int prof_frame_name_truncated(prof *p, uint32_t f)
+{
+	prof_frame *fr = &p->frames.v[f];
+	if (fr->addr != PROF_TRUNCATED_ADDR || fr->name != PROF_NONE || fr->module != PROF_NONE)
+		return 0;
+	uint32_t s = prof_str(p, PROF_TRUNCATED_NAME, sizeof(PROF_TRUNCATED_NAME) - 1);
+	if (s == PROF_NONE)
+		return -1;
+	p->frames.v[f].name = s;
+	return 0;
+}
+
+size_t prof_truncated_stacks(const prof *p)
+{
+	uint32_t f = prof_frame_find(p, PROF_TRUNCATED_ADDR);
+	size_t n = 0;
+	if (f == PROF_NONE || !prof_frame_is_truncated(p, f))
+		return 0;
+	for (size_t s = 0; s < p->stacks.len; s++) {
+		const prof_stack *st = &p->stacks.v[s];
+		n += st->depth && p->stack_frames.v[st->off + st->depth - 1] == f;
+	}
+	return n;
+}
+
 int prof_sample_add(prof *p, uint32_t stack, uint64_t size, uint64_t alloc_objs,
 		    uint64_t alloc_bytes, uint64_t free_objs, uint64_t free_bytes)
 {

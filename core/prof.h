@@ -147,6 +147,23 @@ static inline int prof_frame_is_nostack(const prof *p, uint32_t f)
 	       !strcmp(p->strs.v + fr->name, PROF_NOSTACK_NAME);
 }
 
+/* The outermost frame of a stack the hook cut at its depth limit (no code
+ * lives at that address; attach/shared/segment.h's SEG_FRAME_TRUNCATED). */
+#define PROF_TRUNCATED_ADDR 0xfffffffffffff003ULL
+#define PROF_TRUNCATED_NAME "[truncated]"
+static inline int prof_frame_is_truncated(const prof *p, uint32_t f)
+{
+	const prof_frame *fr = &p->frames.v[f];
+	return fr->addr == PROF_TRUNCATED_ADDR && fr->module == PROF_NONE && fr->name != PROF_NONE &&
+	       !strcmp(p->strs.v + fr->name, PROF_TRUNCATED_NAME);
+}
+/* Names frame f "[truncated]" when it is at PROF_TRUNCATED_ADDR, has no
+ * name and no module (readers of the hook's segment and recordings);
+ * 0, or -1 on ENOMEM. */
+int prof_frame_name_truncated(prof *p, uint32_t f);
+/* Stacks whose outermost frame is "[truncated]". */
+size_t prof_truncated_stacks(const prof *p);
+
 /* Appends a sample; returns 0 or -1 on ENOMEM. */
 int prof_sample_add(prof *p, uint32_t stack, uint64_t size, uint64_t alloc_objs,
 		    uint64_t alloc_bytes, uint64_t free_objs, uint64_t free_bytes);

@@ -468,6 +468,8 @@ static int name_frames(prof *p)
 	for (size_t i = 0; i < p->frames.len; i++) {
 		uint64_t a = p->frames.v[i].addr;
 		uint32_t mi = prof_module_find(p, a);
+		if (mi == PROF_NONE && prof_frame_name_truncated(p, (uint32_t)i))
+			return -1;
 		if (p->frames.v[i].name != PROF_NONE || mi == PROF_NONE)
 			continue;
 		const prof_module *m = &p->modules.v[mi];

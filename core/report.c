@@ -218,6 +218,11 @@ int report_info(FILE *out, const prof *p)
 				d ? " -> " : "");
 		fputc('\n', out);
 	}
+	/* Only when there are some: skynet-mprof's own dumps list as its -info does. */
+	size_t nt = prof_truncated_stacks(p);
+	if (nt)
+		fprintf(out, "TruncatedStacks:\t%zu (cut at the depth limit; their root is [truncated] 0x%llx)\n", nt,
+			(unsigned long long)PROF_TRUNCATED_ADDR);
 	free(fi);
 	free(si);
 	return ferror(out) ? -1 : 0;

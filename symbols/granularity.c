@@ -127,7 +127,10 @@ int sym_nodemap(prof_nodemap *m, const prof *p, sym *s, enum sym_gran g)
 			break;
 		}
 		if (g == SYM_GRAN_MODULE) {
-			rc = push(m, si->ident ? si->ident : prof_frame_is_nostack(p, f) ? PROF_NOSTACK_NAME : "[unknown]", 0);
+			rc = push(m, si->ident                     ? si->ident
+				     : prof_frame_is_nostack(p, f)   ? PROF_NOSTACK_NAME
+				     : prof_frame_is_truncated(p, f) ? PROF_TRUNCATED_NAME
+								     : "[unknown]", 0);
 		} else if (g == SYM_GRAN_ADDRESS) {
 			const sym_loc *l = &si->chain[0];
 			if (si->source == SYM_SRC_DWARF || si->source == SYM_SRC_ELF) {

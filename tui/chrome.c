@@ -239,6 +239,22 @@ long scroll_lines(app *a, long sel_line, long nlines, long h)
 	return top;
 }
 
+/* Stacks cut at the hook's depth limit; counted again only when the profile changes. */
+static size_t title_truncated(const prof *p)
+{
+	static const prof *cp;
+	static size_t clen = SIZE_MAX, cframes, cnt;
+	if (!p)
+		return 0;
+	if (p != cp || p->stacks.len != clen || p->stack_frames.len != cframes) {
+		cp = p;
+		clen = p->stacks.len;
+		cframes = p->stack_frames.len;
+		cnt = prof_truncated_stacks(p);
+	}
+	return cnt;
+}
+
 static void draw_title(app *a, const screen_ops *ops)
 {
 	view *v = &a->v;
@@ -255,9 +271,14 @@ static void draw_title(app *a, const screen_ops *ops)
 		report_rate(rate, sizeof(rate), (uint64_t)v->p->meta.scale);
 		snprintf(est, sizeof(est), "  ESTIMATES (1 sample per %s)", rate);
 	}
-	snprintf(line, sizeof(line), " mprof  %.200s%s%s %s  total %s (%s %s)%s  granularity %s  %s", state,
+	/* Cum percentages of cut stacks stop at their [truncated] root: the title says how many. */
+	char cut[48] = "";
+	size_t nt = title_truncated(v->p);
+	if (nt)
+		snprintf(cut, sizeof(cut), "  %zu stack%s [truncated]", nt, nt == 1 ? "" : "s");
+	snprintf(line, sizeof(line), " mprof  %.200s%s%s %s  total %s (%s %s)%s%s  granularity %s  %s", state,
 		 *state ? "  " : "", v->alloc ? "alloc" : "in use", v->objects ? "objects" : "bytes", total, other,
-		 v->objects ? "bytes" : "objects", est, v->gran[v->cur_gran].name, v->path);
+		 v->objects ? "bytes" : "objects", est, cut, v->gran[v->cur_gran].name, v->path);
 	put_text(a, 0, 0, a->wd, line, a->attr[ATTR_TITLE], 1);
 
 	char sub[512];

@@ -38,6 +38,9 @@ static void info(FILE *out, recording *r)
 	if (r->sample_rate)
 		fprintf(out, "sampled: one allocation per %" PRIu64 " bytes on average; counts are estimates\n",
 			r->sample_rate);
+	size_t nt = r->p ? prof_truncated_stacks(r->p) : 0;
+	if (nt)
+		fprintf(out, "stacks cut at the depth limit: %zu (their root is [truncated])\n", nt);
 	fprintf(out, "timeline (100 ms buckets, local peaks):\n");
 	for (size_t i = 0; i < r->ntl; i++)
 		fprintf(out, "  %.1f\t%" PRId64 "%s\n", (double)(r->first_bucket + (int64_t)i) * REC_BUCKET_NS / 1e9,

@@ -7,6 +7,8 @@
 #include "core/load.h"
 #include "core/u64map.h"
 
+_Static_assert(SEG_FRAME_TRUNCATED == PROF_TRUNCATED_ADDR, "one address for [truncated]");
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -140,6 +142,9 @@ static int build(seg_header *h, prof *p, dump_mem *dm)
 static void name_frames(seg_header *h, prof *p, size_t strcap)
 {
 	char buf[ELFSYM_NAME_BUF];
+	for (size_t i = 0; i < p->frames.len; i++)   /* the root of a cut stack: named in v1 too */
+		if (p->frames.v[i].addr == SEG_FRAME_TRUNCATED && p->frames.v[i].module == PROF_NONE)
+			p->frames.v[i].name = str_add(p, strcap, PROF_TRUNCATED_NAME, sizeof(PROF_TRUNCATED_NAME) - 1);
 	for (uint32_t m = 0; m < p->modules.len; m++) {
 		struct elfsym *es = NULL;
 		int opened = 0;

@@ -71,7 +71,7 @@ typedef struct hook_thread {
 /* unwind.c: fills pcs (leaf first) with return addresses of the caller of
  * the hooked function and beyond; the hook's own frames are left out.
  * fa is the hooked function's frame address.  Returns the depth, at most
- * max; *exact is set when slots[i] holds the address pcs[i] was read from
+ * max (<= SEG_MAX_PCS); *exact is set when slots[i] holds the address pcs[i] was read from
  * (frame-pointer walk). */
 void unwind_init(int fp);
 int unwind_capture(uint64_t *pcs, uint64_t *slots, int *exact, int max, uint64_t fa);
@@ -84,11 +84,11 @@ struct scache *scache_new(uint32_t tid);
 void scache_free(struct scache *c);
 void scache_clear(struct scache *c);
 /* The cached stack id for a call whose hooked function's frame is fa, or
- * UINT32_MAX; *truncated as when it was unwound. */
-uint32_t scache_lookup(struct scache *c, uint64_t fa, int *truncated);
-/* Remembers an unwound stack; slots NULL: found by scanning the stack. */
+ * UINT32_MAX (a cut stack's id carries its [truncated] root). */
+uint32_t scache_lookup(struct scache *c, uint64_t fa);
+/* Remembers an unwound stack of depth real frames; slots NULL: found by scanning the stack. */
 void scache_fill(struct scache *c, uint64_t fa, const uint64_t *pcs, const uint64_t *slots,
-		 int depth, uint32_t id, int truncated);
+		 int depth, uint32_t id);
 /* The hook's own text, so its frames can be skipped. */
 void unwind_set_self(uint64_t lo, uint64_t hi);
 

@@ -50,29 +50,31 @@ __attribute__((noinline)) void hook_record_alloc(void *p, size_t n, uint64_t fa)
 			hook_thread_setup();
 	}
 	uint32_t ridx = hook_th.sample_ridx;
-	int trunc = 0;
 	uint32_t id = UINT32_MAX;
 	if (hook_th.sc) {
-		id = scache_lookup(hook_th.sc, fa, &trunc);
+		id = scache_lookup(hook_th.sc, fa);
 	} else if (hook_th.state == 1 && hook_th.calls != UINT32_MAX && hook_use_cache &&
 		   ++hook_th.calls >= (hook_th.sample_mean ? SC_WARMUP_SAMPLED : SC_WARMUP)) {
 		hook_th.sc = scache_new(hook_th.tid);
 		hook_th.calls = UINT32_MAX;   /* tried once */
 	}
 	if (id == UINT32_MAX) {
-		uint64_t pcs[HOOK_MAX_DEPTH], slots[HOOK_MAX_DEPTH];
+		uint64_t pcs[SEG_MAX_PCS], slots[SEG_MAX_PCS];
 		int exact;
-		int d = unwind_capture(pcs, slots, &exact, hook_max_depth, fa);
-		trunc = d >= hook_max_depth;
+		/* One frame more than kept tells a cut stack from one exactly that deep. */
+		int d = unwind_capture(pcs, slots, &exact, hook_max_depth + 1, fa);
+		int trunc = d > hook_max_depth;
+		if (trunc)   /* the root says so, so that cum never silently lies */
+			pcs[d = hook_max_depth] = SEG_FRAME_TRUNCATED;
 		int fresh;
-		id = stacks_intern(h, &hook_th, pcs, (uint32_t)d, &fresh);
+		id = stacks_intern(h, &hook_th, pcs, (uint32_t)(d + trunc), &fresh);
+		if (fresh && trunc)
+			__atomic_fetch_add(&h->truncated_stacks, 1, __ATOMIC_RELAXED);
 		if (fresh && modules_check(h) && hook_got_any)
 			got_patch_all(got_slots_only());   /* modules loaded since: their slots too */
 		if (id != UINT32_MAX && hook_th.sc)
-			scache_fill(hook_th.sc, fa, pcs, exact ? slots : NULL, d, id, trunc);
+			scache_fill(hook_th.sc, fa, pcs, exact ? slots : NULL, d, id);
 	}
-	if (trunc)
-		__atomic_fetch_add(&h->truncated_stacks, 1, __ATOMIC_RELAXED);
 	if (id == UINT32_MAX)
 		return;
 	int win = live_put((uint64_t)(uintptr_t)p | hook_th.tag, id, n, ridx, LIVE_NEW);

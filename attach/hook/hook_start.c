@@ -19,7 +19,7 @@ seg_header *hook_seg;
 hook_hot hook_core __attribute__((aligned(64)));
 size_t (*real_usable)(void *);
 
-int hook_max_depth = 64;
+int hook_max_depth = HOOK_MAX_DEPTH;
 size_t hook_page_size = 4096;
 static uint64_t seg_size;
 int hook_got_any;       /* some entry is reached through GOT slots only */
@@ -151,7 +151,7 @@ void hook_init(void)
 		return;
 	}
 	hook_page_size = (size_t)sysconf(_SC_PAGESIZE);
-	hook_max_depth = (int)hook_env_num("MPROF_DEPTH", 64, 1, HOOK_MAX_DEPTH);
+	hook_max_depth = (int)hook_env_num("MPROF_DEPTH", HOOK_MAX_DEPTH, 1, HOOK_MAX_DEPTH);
 	const char *uw = getenv("MPROF_UNWIND");
 	int fp = uw && !strcmp(uw, "fp");
 	if (uw && *uw && !fp && strcmp(uw, "libunwind"))
@@ -171,7 +171,7 @@ void hook_init(void)
 	if (lanes > SEG_MAX_LANES)
 		lanes = SEG_MAX_LANES;
 	uint64_t lcap = stacks < 65536 ? stacks : 65536;
-	seg_header *h = hook_seg_create(stacks, stacks * 16, ring, 1024, lanes, lcap, (uint32_t)hook_max_depth,
+	seg_header *h = hook_seg_create(stacks, stacks * 32, ring, 1024, lanes, lcap, (uint32_t)hook_max_depth,
 					hook_page_size, &seg_size);
 	if (!h || live_init()) {
 		__atomic_store_n(&hook_state, 3, __ATOMIC_RELEASE);

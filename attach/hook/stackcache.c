@@ -30,10 +30,13 @@ typedef struct sc_entry {
 	uint64_t pc0;           /* key: return address into the caller */
 	uint32_t id;            /* stack id in the segment */
 	uint32_t depth;         /* frames cached */
-	uint32_t truncated;     /* the unwind stopped at max depth */
-	uint32_t pad;
-	/* uint64_t pcs[max], slots[max] follow */
+	/* sc_frame fr[max] follow: a hit touches only its own depth's lines */
 } sc_entry;
+
+typedef struct sc_frame {
+	uint64_t pc;            /* return address */
+	uint64_t slot;          /* the stack slot it was found in */
+} sc_frame;
 
 struct scache {
 	uint64_t lo, hi;        /* the thread's own stack; lo == hi: none */
@@ -61,14 +64,9 @@ static inline sc_entry *entry_at(struct scache *c, uint64_t key)
 	return (sc_entry *)(c->entries + ((hash_mix64(key) >> 40) & (SC_ENTRIES - 1)) * c->entry_size);
 }
 
-static inline uint64_t *entry_pcs(sc_entry *e)
+static inline sc_frame *entry_frames(sc_entry *e)
 {
-	return (uint64_t *)(e + 1);
-}
-
-static inline uint64_t *entry_slots(struct scache *c, sc_entry *e)
-{
-	return (uint64_t *)(e + 1) + c->max;
+	return (sc_frame *)(e + 1);
 }
 
 static uint64_t hexnum(const char **s)
@@ -147,7 +145,7 @@ static void find_stack(struct scache *c, uint32_t tid)
 
 struct scache *scache_new(uint32_t tid)
 {
-	size_t esz = sizeof(sc_entry) + 2 * (size_t)sc_max_depth * sizeof(uint64_t);
+	size_t esz = sizeof(sc_entry) + (size_t)sc_max_depth * sizeof(sc_frame);
 	struct scache *c = hook_map(sizeof(struct scache) + SC_ENTRIES * esz);
 	if (!c)
 		return NULL;
@@ -171,7 +169,7 @@ void scache_clear(struct scache *c)
 		((sc_entry *)(c->entries + (size_t)i * c->entry_size))->cfa = 0;
 }
 
-uint32_t scache_lookup(struct scache *c, uint64_t fa, int *truncated)
+uint32_t scache_lookup(struct scache *c, uint64_t fa)
 {
 	uint64_t cfa = fa + 16;
 	if (cfa <= c->lo || cfa >= c->hi)
@@ -180,18 +178,17 @@ uint32_t scache_lookup(struct scache *c, uint64_t fa, int *truncated)
 	sc_entry *e = entry_at(c, cfa ^ pc0);
 	if (e->cfa != cfa || e->pc0 != pc0)
 		return UINT32_MAX;
-	const uint64_t *pcs = entry_pcs(e), *slots = entry_slots(c, e);
+	const sc_frame *fr = entry_frames(e);
 	uint64_t diff = 0;
 	for (uint32_t i = 1; i < e->depth; i++)
-		diff |= *(const volatile uint64_t *)(uintptr_t)slots[i] ^ pcs[i];
+		diff |= *(const volatile uint64_t *)(uintptr_t)fr[i].slot ^ fr[i].pc;
 	if (diff)
 		return UINT32_MAX;
-	*truncated = (int)e->truncated;
 	return e->id;
 }
 
 void scache_fill(struct scache *c, uint64_t fa, const uint64_t *pcs, const uint64_t *slots,
-		 int depth, uint32_t id, int truncated)
+		 int depth, uint32_t id)
 {
 	uint64_t cfa = fa + 16;
 	if (cfa <= c->lo || cfa >= c->hi || depth < 1 || (uint32_t)depth > c->max)
@@ -201,15 +198,13 @@ void scache_fill(struct scache *c, uint64_t fa, const uint64_t *pcs, const uint6
 		return;   /* the hook's entry frame is not the caller's callee */
 	sc_entry *e = entry_at(c, cfa ^ pcs[0]);
 	e->cfa = 0;
-	uint64_t *ep = entry_pcs(e), *es = entry_slots(c, e);
-	ep[0] = pcs[0];
-	es[0] = fa + 8;
+	sc_frame *fr = entry_frames(e);
+	fr[0] = (sc_frame){ pcs[0], fa + 8 };
 	if (slots) {   /* frame-pointer walk: the slots are known */
 		for (int i = 1; i < depth; i++) {
-			if (slots[i] <= es[i - 1] || slots[i] + 8 > c->hi)
+			if (slots[i] <= fr[i - 1].slot || slots[i] + 8 > c->hi)
 				return;
-			ep[i] = pcs[i];
-			es[i] = slots[i];
+			fr[i] = (sc_frame){ pcs[i], slots[i] };
 		}
 	} else {   /* libunwind: each return address is the first match above the last */
 		const uint64_t *p = ret + 1, *end = (const uint64_t *)(uintptr_t)c->hi;
@@ -218,13 +213,11 @@ void scache_fill(struct scache *c, uint64_t fa, const uint64_t *pcs, const uint6
 				p++;
 			if (p >= end)
 				return;
-			ep[i] = pcs[i];
-			es[i] = (uint64_t)(uintptr_t)p++;
+			fr[i] = (sc_frame){ pcs[i], (uint64_t)(uintptr_t)p++ };
 		}
 	}
 	e->pc0 = pcs[0];
 	e->id = id;
 	e->depth = (uint32_t)depth;
-	e->truncated = (uint32_t)truncated;
 	e->cfa = cfa;
 }

@@ -57,8 +57,8 @@ int unwind_capture(uint64_t *pcs, uint64_t *slots, int *exact, int max, uint64_t
 	*exact = use_fp;
 	if (use_fp)
 		return fp_capture(pcs, slots, max, fa);
-	void *buf[HOOK_MAX_DEPTH + 16];
-	int want = max + 16 > HOOK_MAX_DEPTH + 16 ? HOOK_MAX_DEPTH + 16 : max + 16;
+	void *buf[SEG_MAX_PCS + 16];
+	int want = max + 16 > SEG_MAX_PCS + 16 ? SEG_MAX_PCS + 16 : max + 16;
 	int got = unw_backtrace(buf, want);
 	int i = 0, n = 0;
 	while (i < got && is_self((uint64_t)(uintptr_t)buf[i]))

@@ -223,7 +223,7 @@ static int name_frame(follow *f, size_t i)
 	prof_frame *fr = &p->frames.v[i];
 	fr->module = prof_module_find(p, fr->addr);
 	if (fr->module == PROF_NONE)
-		return 0;
+		return prof_frame_name_truncated(p, (uint32_t)i);
 	uint32_t m = fr->module;
 	if (!f->es_tried[m]) {
 		f->es[m] = elfsym_open(prof_strat(p, p->modules.v[m].path));

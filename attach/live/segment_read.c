@@ -355,8 +355,11 @@ prof *seg_to_prof(const void *data, size_t len, const char *name, prof_error *er
 		    prof_sample_add(p, sid, 0, ao, c.alloc_bytes, c.free_objs, c.free_bytes))
 			goto nomem;
 	}
-	for (size_t i = 0; i < p->frames.len; i++)
+	for (size_t i = 0; i < p->frames.len; i++) {
 		p->frames.v[i].module = prof_module_find(p, p->frames.v[i].addr);
+		if (prof_frame_name_truncated(p, (uint32_t)i))
+			goto nomem;
+	}
 	if (name_frames(p, h, base))
 		goto nomem;
 	return p;

@@ -113,7 +113,7 @@ static int put_stacks(rec_writer *w)
 		}
 		uint32_t depth = sts[id].depth;
 		uint64_t fo = sts[id].frame_off;
-		if (depth > SEG_MAX_DEPTH || fo > nf || depth > nf - fo)
+		if (depth > SEG_MAX_PCS || fo > nf || depth > nf - fo)
 			goto mark;   /* corrupt: never referenced usefully */
 		size_t need = 8 + (size_t)depth * 8;
 		if (hdr == SIZE_MAX || bytes + need > (1u << 20)) {

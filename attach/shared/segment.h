@@ -35,6 +35,10 @@
 
 /* The deepest stack the hook records (MPROF_DEPTH at most this). */
 #define SEG_MAX_DEPTH 256
+/* The outermost frame of a stack cut at MPROF_DEPTH frames (no code lives
+ * there; readers name it "[truncated]"): such a stack has depth + 1 pcs. */
+#define SEG_FRAME_TRUNCATED 0xfffffffffffff003ULL
+#define SEG_MAX_PCS (SEG_MAX_DEPTH + 1)
 
 #define SEG_MAGIC "MPROFSEG"
 #define SEG_VERSION 4
@@ -139,7 +143,7 @@ typedef struct seg_header {
 	uint64_t dropped_stacks;   /* allocations not recorded: stack table full */
 	uint64_t dropped_live;     /* allocations not tracked: live table full */
 	uint64_t dropped_events;   /* ring events overwritten before being read (nobody recording) */
-	uint64_t truncated_stacks; /* stacks cut at max_depth */
+	uint64_t truncated_stacks; /* distinct stacks cut at max_depth */
 	uint64_t dumps;            /* dumps written so far */
 	uint64_t counter_lanes;    /* lanes of counters, 1 to SEG_MAX_LANES */
 	uint64_t lane_cap;         /* entries in each lane after the first, <= stack_cap */
