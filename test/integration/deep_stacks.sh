@@ -90,3 +90,12 @@ tmux_start 100 24 "$TMP"
 keys "'$MPROF' d300.pro" Enter
 check "deep stacks: TUI title counts the cut stack" "1 stack [truncated]"
 keys q
+# ... and so does the live screen's.
+MPROF_DEPTH=10 LD_PRELOAD=$HOOK "$DEEP" 20 "$TMP/go2" > "$TMP/pid2" &
+bg=$!
+pid=$(pid_from "$TMP/pid2")
+keys "'$MPROF' --attach $pid" Enter
+check "deep stacks: live TUI title counts the cut stack" "1 stack [truncated]"
+keys q
+touch "$TMP/go2"
+wait "$bg"
