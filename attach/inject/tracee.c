@@ -4,6 +4,7 @@
  * meanwhile, and the millisecond clock and sleep the waits use.  Calls
  * nothing else of attach/inject/: inject.c and safepoint.c both use it. */
 #include "attach/inject/inject_int.h"
+#include "attach/proc/procfs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,20 +15,11 @@
 /* Uid and TracerPid from /proc/PID/status; -1 when there is no such process. */
 int inj_proc_status(int pid, long *uid, long *tracer)
 {
-	char path[64], line[256];
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	FILE *f = fopen(path, "re");
-	if (!f)
+	proc_status st;
+	if (proc_status_read(pid, &st))
 		return -1;
-	*uid = -1;
-	*tracer = 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "Uid:", 4))
-			*uid = strtol(line + 4, NULL, 10);
-		else if (!strncmp(line, "TracerPid:", 10))
-			*tracer = strtol(line + 10, NULL, 10);
-	}
-	fclose(f);
+	*uid = st.uid[0];
+	*tracer = st.tracer;
 	return 0;
 }
 

@@ -57,7 +57,7 @@ int listing_entry_open(listing_entry *e, const char *dir, int pid)
 	struct stat st;
 	if (lstat(e->path, &st))
 		return -1;
-	e->mine = st.st_uid == geteuid();
+	e->mine = seg_owner_ok(e->path, st.st_uid);
 	e->alive = !(kill(pid, 0) && errno == ESRCH);
 	e->why = "is gone";
 	e->ok = e->mine && seg_open_path(&e->m, e->path, &e->hc, &e->err) == 0;

@@ -14,7 +14,7 @@
 typedef struct listing_entry {
 	int pid;
 	char path[512];         /* the segment */
-	int mine;               /* it belongs to the caller's user */
+	int mine;               /* the caller's user's, or (root) its process's own */
 	int alive;              /* the process runs and still has the hook */
 	const char *why;        /* when not alive: "is gone", "ran a new program ..." */
 	int ok;                 /* mine and mapped: m and hc are valid */

@@ -117,6 +117,20 @@ int seg_allocs_copy(const void *data, size_t len, seg_alloc *out, int cap)
 	return (int)n;
 }
 
+int seg_owner_ok(const char *path, unsigned owner)
+{
+	if (owner == geteuid())
+		return 1;
+	const char *base = strrchr(path, '/');
+	int pid;
+	char end;
+	proc_status st;
+	if (geteuid() != 0 || sscanf(base ? base + 1 : path, "mprof-%d%c", &pid, &end) != 1 || pid <= 0 ||
+	    proc_status_read(pid, &st))
+		return 0;
+	return (long)owner == st.uid[1] || (long)owner == st.uid[3];
+}
+
 /* Maps path (writable: for seg_sample requests) after the checks below;
  * *young is set when the file looks like a segment its hook is still
  * making (shorter than a header, or no magic yet: it is written last). */
@@ -134,9 +148,9 @@ static int seg_map_once(seg_map *m, const char *path, seg_header *hc, int writab
 	int trusted = 0;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
 		prof_errorf(err, "%s: not a regular file: refused", path);
-	else if (st.st_uid != geteuid())
-		prof_errorf(err, "%s: owned by uid %u, not by you (uid %u): refused", path, (unsigned)st.st_uid,
-			    (unsigned)geteuid());
+	else if (!seg_owner_ok(path, st.st_uid))
+		prof_errorf(err, "%s: owned by uid %u, not by you (uid %u)%s: refused", path, (unsigned)st.st_uid,
+			    (unsigned)geteuid(), geteuid() ? "" : " nor by the process it names");
 	else if ((st.st_mode & 07777) != 0600)
 		prof_errorf(err, "%s: mode %04o, not 0600: refused (others could change what it says)", path,
 			    (unsigned)(st.st_mode & 07777));

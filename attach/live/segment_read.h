@@ -24,6 +24,11 @@ int seg_open(seg_map *m, int pid, prof_error *err);
  * mode 0600 is trusted: others could change what it says. When hc is not
  * NULL it receives the validated copy of the header, whose bounds are the
  * ones to use (the mapping may change under the reader). */
+/* 1 when a segment at path owned by uid owner may be trusted: we own it,
+ * or we are root and the process it names (mprof-PID) runs as owner
+ * (what root injects, root reads); another user's file under someone
+ * else's process was planted. */
+int seg_owner_ok(const char *path, unsigned owner);
 int seg_open_path(seg_map *m, const char *path, seg_header *hc, prof_error *err);
 void seg_close(seg_map *m);
 /* An option's process id argument (opt names the option in messages) and

@@ -107,6 +107,25 @@ void file_first_line(const char *path, char *buf, size_t len)
 	fclose(fp);
 }
 
+int proc_status_read(int pid, proc_status *st)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	st->uid[0] = st->uid[1] = st->uid[2] = st->uid[3] = -1;
+	st->tracer = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "Uid:", 4))
+			sscanf(line + 4, "%ld %ld %ld %ld", &st->uid[0], &st->uid[1], &st->uid[2], &st->uid[3]);
+		else if (!strncmp(line, "TracerPid:", 10))
+			st->tracer = strtol(line + 10, NULL, 10);
+	}
+	fclose(f);
+	return 0;
+}
+
 int proc_pid_arg(const char *s)
 {
 	char *end;

@@ -25,6 +25,13 @@ int proc_runs_since(int pid, int64_t start_ns);
 int proc_has_hook(int pid);
 /* The process id s spells (decimal, 1 to INT32_MAX), or -1. */
 int proc_pid_arg(const char *s);
+/* What /proc/PID/status says of who pid is and who traces it. */
+typedef struct proc_status {
+	long uid[4];       /* real, effective, saved, file-system; -1 when not said */
+	long tracer;       /* TracerPid, 0 none */
+} proc_status;
+/* Reads it; -1 when there is no such process. */
+int proc_status_read(int pid, proc_status *st);
 /* The first line of path without its newline; "" when unreadable. */
 void file_first_line(const char *path, char *buf, size_t len);
 

@@ -85,7 +85,7 @@ chmod 600 $FAKE
 corrupt "another process's segment" "offset 24: segment of pid $LPID, not $SPID$"
 if [ "$(id -u)" = 0 ]; then
 	chown 65534 $FAKE
-	corrupt "another owner" "owned by uid 65534, not by you \(uid 0\): refused$"
+	corrupt "another owner" "owned by uid 65534, not by you \(uid 0\) nor by the process it names: refused$"
 fi
 # A segment its hook is still making (all zeros: the magic is written last)
 # is waited for, not refused: here it is made whole 0.3 s later.
