@@ -53,7 +53,7 @@ int faults_attach(faults **out, int pid, prof_error *err)
 	*out = NULL;
 	snprintf(proc, sizeof(proc), "/proc/%d", pid);
 	if (pid <= 0 || stat(proc, &st) || proc_gone(pid)) {
-		prof_errorf(err, "no process %d", pid);
+		prof_errorf(err, PROC_NONE_FMT, pid);
 		return -1;
 	}
 	if (st.st_uid != geteuid() && geteuid() != 0) {

@@ -90,7 +90,7 @@ static void refusal(faults *f, int e, prof_error *err)
 		prof_errorf(err, "pid %d: this kernel has no software page-fault events (perf_event_open: %s)", f->pid,
 			    strerror(e));
 	else if (e == ESRCH)
-		prof_errorf(err, "no process %d", f->pid);
+		prof_errorf(err, PROC_NONE_FMT, f->pid);
 	else if (e == EMFILE || e == ENFILE)
 		prof_errorf(err, "pid %d: out of file descriptors for its events (%zu open): raise ulimit -n", f->pid,
 			    f->nfds);
@@ -163,7 +163,7 @@ int faults_open_all_threads(faults *f, prof_error *err)
 		snprintf(path, sizeof(path), "/proc/%d/task", f->pid);
 		DIR *d = opendir(path);
 		if (!d) {
-			prof_errorf(err, "no process %d", f->pid);
+			prof_errorf(err, PROC_NONE_FMT, f->pid);
 			return -1;
 		}
 		int fresh = 0;

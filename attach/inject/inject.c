@@ -84,7 +84,7 @@ static int precheck(int pid, prof_error *err)
 {
 	long uid, tracer;
 	if (pid <= 0 || inj_proc_status(pid, &uid, &tracer)) {
-		prof_errorf(err, "no such process: %d", pid);
+		prof_errorf(err, PROC_NONE_FMT, pid);
 		return -1;
 	}
 	if (proc_gone(pid))
@@ -494,7 +494,7 @@ int inject_detach(int pid, prof_error *err)
 	if (flags < 0) {
 		long uid, tracer;
 		if (inj_proc_status(pid, &uid, &tracer))
-			prof_errorf(err, "no such process: %d", pid);
+			prof_errorf(err, PROC_NONE_FMT, pid);
 		else
 			prof_errorf(err, "process %d has no mprof segment: nothing to detach", pid);
 		return -1;

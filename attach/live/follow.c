@@ -27,14 +27,6 @@ static uint64_t clamp(uint64_t v, uint64_t cap)
 	return v < cap ? v : cap;
 }
 
-/* The process's short name from /proc/PID/comm, for messages. */
-static void proc_comm(int pid, char *buf, size_t len)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	file_first_line(path, buf, len);
-}
-
 /* Says we read the ring (segment.h's seg_ring_beat).  1 when the last beat
  * was so long ago that the hook may have left events out. */
 static int follow_beat(follow *f)
@@ -99,7 +91,7 @@ int follow_proc_check(int pid, char *comm, size_t comm_len, prof_error *err)
 	struct stat st;
 	snprintf(proc, sizeof(proc), "/proc/%d", pid);
 	if (pid <= 0 || stat(proc, &st)) {
-		prof_errorf(err, "no process %d", pid);
+		prof_errorf(err, PROC_NONE_FMT, pid);
 		return -1;
 	}
 	proc_comm(pid, comm, comm_len);
@@ -121,9 +113,7 @@ int follow_open(follow *f, int pid, const char *lib, prof_error *err)
 	char path[64];
 	snprintf(path, sizeof(path), SEG_PATH_FMT, pid);
 	if (access(path, F_OK) && errno == ENOENT) {
-		prof_errorf(err, "%s: no segment: process %d (%s) does not run under the hook; start it as "
-			    "LD_PRELOAD=%s %s, or load the hook into it: mprof-tui --inject %d", path, pid, comm,
-			    lib ? lib : "/path/to/libmprof.so", comm[0] ? comm : "PROGRAM", pid);
+		seg_missing(pid, lib, err);
 		return -1;
 	}
 	return follow_open_path(f, path, pid, err);

@@ -4,6 +4,7 @@
 #include "attach/live/segment_read.h"
 #include "attach/shared/elfsym.h"
 #include "attach/proc/procfs.h"
+#include "attach/live/launch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -214,7 +215,10 @@ int seg_open_arg(seg_map *m, const char *opt, const char *pid_arg, seg_header *h
 	char path[64];
 	prof_error e;
 	snprintf(path, sizeof(path), SEG_PATH_FMT, pid);
-	if (seg_map_path(m, path, hc, writable, &e)) {
+	int missing = access(path, F_OK) && errno == ENOENT;
+	if (missing)
+		seg_missing(pid, NULL, &e);
+	if (missing || seg_map_path(m, path, hc, writable, &e)) {
 		fprintf(err, "mprof-tui: %s\n", e.msg);
 		return -1;
 	}
@@ -225,7 +229,30 @@ int seg_open(seg_map *m, int pid, prof_error *err)
 {
 	char path[64];
 	snprintf(path, sizeof(path), SEG_PATH_FMT, pid);
+	if (access(path, F_OK) && errno == ENOENT) {
+		memset(m, 0, sizeof(*m));
+		seg_missing(pid, NULL, err);
+		return -1;
+	}
 	return seg_open_path(m, path, NULL, err);
+}
+
+void seg_missing(int pid, const char *lib, prof_error *err)
+{
+	char comm[64], proc[64];
+	snprintf(proc, sizeof(proc), "/proc/%d", pid);
+	if (access(proc, F_OK)) {
+		prof_errorf(err, PROC_NONE_FMT, pid);
+		return;
+	}
+	proc_comm(pid, comm, sizeof(comm));
+	char found[4096];
+	prof_error lerr;
+	if (!lib && !launch_find_lib(found, sizeof(found), &lerr))
+		lib = found;
+	prof_errorf(err, SEG_PATH_FMT ": no segment: process %d (%s) does not run under the hook; start it as "
+		    "LD_PRELOAD=%s %s, or load the hook into it: mprof-tui --inject %d", pid, pid, comm,
+		    lib ? lib : "/path/to/libmprof.so", comm[0] ? comm : "PROGRAM", pid);
 }
 
 seg_header *seg_map_header_rw(const seg_map *m, size_t *len, prof_error *err)

@@ -20,15 +20,19 @@ typedef struct seg_map {
 /* Maps /dev/shm/mprof-<pid> read-only and validates its header.
  * 0, or -1 with err filled ("/dev/shm/mprof-PID: ..."). Close with seg_close. */
 int seg_open(seg_map *m, int pid, prof_error *err);
-/* The same for any path. Only a regular file (not a symlink) of yours with
- * mode 0600 is trusted: others could change what it says. When hc is not
- * NULL it receives the validated copy of the header, whose bounds are the
- * ones to use (the mapping may change under the reader). */
+/* Why pid has no segment, in err: no such process, or a process without
+ * the hook and the two ways to give it one (lib: the hook's path, or NULL
+ * for the one beside mprof-tui). */
+void seg_missing(int pid, const char *lib, prof_error *err);
 /* 1 when a segment at path owned by uid owner may be trusted: we own it,
  * or we are root and the process it names (mprof-PID) runs as owner
  * (what root injects, root reads); another user's file under someone
  * else's process was planted. */
 int seg_owner_ok(const char *path, unsigned owner);
+/* The same as seg_open for any path. Only a regular file (not a symlink) of
+ * yours with mode 0600 is trusted: others could change what it says. When hc
+ * is not NULL it receives the validated copy of the header, whose bounds are
+ * the ones to use (the mapping may change under the reader). */
 int seg_open_path(seg_map *m, const char *path, seg_header *hc, prof_error *err);
 void seg_close(seg_map *m);
 /* An option's process id argument (opt names the option in messages) and

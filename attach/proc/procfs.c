@@ -126,6 +126,13 @@ int proc_status_read(int pid, proc_status *st)
 	return 0;
 }
 
+void proc_comm(int pid, char *buf, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	file_first_line(path, buf, len);
+}
+
 int proc_pid_arg(const char *s)
 {
 	char *end;

@@ -32,6 +32,10 @@ typedef struct proc_status {
 } proc_status;
 /* Reads it; -1 when there is no such process. */
 int proc_status_read(int pid, proc_status *st);
+/* The process's short name from /proc/PID/comm ("" when unreadable). */
+void proc_comm(int pid, char *buf, size_t len);
+/* The one message for a pid no process has. */
+#define PROC_NONE_FMT "no process %d"
 /* The first line of path without its newline; "" when unreadable. */
 void file_first_line(const char *path, char *buf, size_t len);
 

@@ -61,8 +61,7 @@ expect_eq "hook live: nothing on stderr" "$(cat "$TMP/w.err")" ""
 
 # Bad input: no segment, not a number, a segment that is garbage or lies.
 run_status "$MPROF" --snapshot 2147483000 -o "$TMP/x.pro"
-expect_eq "snapshot: no such segment exits 2" "$STATUS" 2
-expect_match "snapshot: no such segment says so" "$ERR" "^mprof-tui: /dev/shm/mprof-2147483000: no such segment"
+expect_eq "snapshot: no such process: exit 2, said" "$STATUS $ERR" "2 mprof-tui: no process 2147483000"
 run_status "$MPROF" --snapshot abc -o "$TMP/x.pro"
 expect_eq "snapshot: bad pid exits 2" "$STATUS" 2
 fake=/dev/shm/mprof-2147483001

@@ -85,7 +85,7 @@ expect_eq "busy: every injection succeeded" "$bad" ""
 
 # --- errors: one line, exit status 2 --------------------------------------------------
 run_status "$MPROF" --inject 999999999
-expect_eq "error: no such process" "$STATUS:$ERR" "2:mprof-tui: no such process: 999999999"
+expect_eq "error: no such process" "$STATUS:$ERR" "2:mprof-tui: no process 999999999"
 run_status "$MPROF" --inject abc
 expect_eq "error: not a pid" "$STATUS:$ERR" "2:mprof-tui: --inject takes a process id, not 'abc'"
 
@@ -320,7 +320,7 @@ run_status "$MPROF" --detach "$PID"
 expect_eq "detach twice: said so" "$STATUS:$ERR" "2:mprof-tui: process $PID is already detached (mprof-tui --inject $PID records again)"
 finished det "detach"
 run_status "$MPROF" --detach 999999999
-expect_eq "detach: no such process" "$STATUS:$ERR" "2:mprof-tui: no such process: 999999999"
+expect_eq "detach: no such process" "$STATUS:$ERR" "2:mprof-tui: no process 999999999"
 
 # --- --attach PID offers the injection; quitting offers the detach ---------------
 . "$TOP/test/tmux.sh"

@@ -413,7 +413,7 @@ for life in 0.05 0.02 0.01 0.005 0; do
 	case "$STATUS" in
 	2)
 		expect_match "exits during the injection (sleep $life): exit 2, one line on stderr" "$lines:$OUT$ERR" \
-			"^1:mprof-tui: (process $SP exited during the injection|no such process: $SP)$"
+			"^1:mprof-tui: (process $SP exited during the injection|no process $SP)$"
 		seen=1
 		;;
 	0)
