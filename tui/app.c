@@ -5,6 +5,7 @@
  * line's question; quit), lay out and draw. The terminal is restored on
  * quit, on SIGINT/SIGTERM/SIGHUP, on a fatal error and, best effort, on a
  * crash. */
+#include <ctype.h>
 #include <errno.h>
 #include <langinfo.h>
 #include <limits.h>
@@ -276,6 +277,34 @@ backspace:
 	return strdup(buf);
 }
 
+/* Reads one key of a->ask.keys on the status line (see app_choose): the
+ * key, or 0 when cancelled with Esc. */
+static int choose(app *a)
+{
+	const char *lead = a->ask.lead;
+	int again = 0;
+	for (;;) {
+		char line[700];
+		snprintf(line, sizeof(line), "%s%s", again ? "(one key, Esc cancels) " : "", lead);
+		put_text(a, a->h - 2, 0, a->wd, line, A_BOLD, 1);
+		wnoutrefresh(a->w);
+		doupdate();
+		int c = wgetch(a->w);
+		if (got_signal || c == 27)
+			return 0;
+		if (c == ERR || c == KEY_RESIZE) {
+			if (c == KEY_RESIZE)
+				app_draw(a);
+			continue;
+		}
+		if ((c == '\n' || c == '\r' || c == KEY_ENTER) && a->ask.dflt[0])
+			return a->ask.dflt[0];
+		if (c > 0 && c < 128 && strchr(a->ask.keys, tolower(c)))
+			return tolower(c);
+		again = 1;
+	}
+}
+
 static void apply_prompts(app *a, int r)
 {
 	if (r & REACT_PROMPT_FOCUS) {
@@ -293,7 +322,8 @@ static void apply_prompts(app *a, int r)
 	if ((r & REACT_PROMPT) && a->ask.answer) {
 		void (*fn)(app *, const char *) = a->ask.answer;
 		a->ask.answer = NULL;   /* asked once */
-		char *ans = prompt(a, a->ask.lead);
+		char key[2] = { 0, 0 };
+		char *ans = !a->ask.keys[0] ? prompt(a, a->ask.lead) : (key[0] = (char)choose(a)) ? strdup(key) : NULL;
 		if (ans)
 			fn(a, ans);
 		else

@@ -11,5 +11,14 @@ int app_prompt(app *a, void (*fn)(app *a, const char *text), int arg, const char
 	a->ask.arg = arg;
 	snprintf(a->ask.dflt, sizeof(a->ask.dflt), "%s", dflt ? dflt : "");
 	snprintf(a->ask.lead, sizeof(a->ask.lead), "%s", lead);
+	a->ask.keys[0] = 0;
 	return REACT_PROMPT;
+}
+
+int app_choose(app *a, void (*fn)(app *a, const char *text), const char *keys, char dflt, const char *lead)
+{
+	char d[2] = { dflt, 0 };
+	int r = app_prompt(a, fn, 0, d, lead);
+	snprintf(a->ask.keys, sizeof(a->ask.keys), "%s", keys);
+	return r;
 }

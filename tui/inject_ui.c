@@ -56,18 +56,14 @@ int inject_offer(int pid, const char *lib, prof_error *err)
 	return r < 0 ? -1 : 1;
 }
 
-int inject_quit_offer(int pid)
+int inject_quit_said(int pid, int detach)
 {
 	int flags = inject_seg_flags(pid);
 	if (flags < 0 || !(flags & SEG_FLAG_LATE) || (flags & SEG_FLAG_DETACHED) || proc_gone(pid))
 		return 0;
-	fprintf(stderr, "mprof-tui: libmprof.so is still recording in process %d: d detach (the program's calls "
-			"go to libc again), k keep recording? [d/k] ", pid);
-	fflush(stderr);
-	int c = tty_key();
-	fprintf(stderr, "%c\n", c >= ' ' && c < 127 ? c : ' ');
-	if (c != 'd' && c != 'D') {
-		fprintf(stderr, "mprof-tui: still recording; mprof-tui --detach %d stops it\n", pid);
+	if (!detach) {
+		fprintf(stderr, "mprof-tui: libmprof.so still records in process %d; mprof-tui --detach %d stops it\n",
+			pid, pid);
 		return 0;
 	}
 	prof_error err;

@@ -8,10 +8,10 @@
  * y/n) and injects.  1 injected, 0 declined (or no such process: the
  * attach says so), -1 with err. */
 int inject_offer(int pid, const char *lib, prof_error *err);
-/* Quitting a session on an injected, still recording process: asks
- * d (detach) or k (keep recording) and does it.  1 detached, 0 not, -1
- * the detach failed (said on stderr). */
-int inject_quit_offer(int pid);
+/* After a session on an injected, still recording process quit with the
+ * screen's answer (detach 1: d, 0: k): does it and says so on stderr.
+ * 1 detached, 0 not, -1 the detach failed (said). */
+int inject_quit_said(int pid, int detach);
 /* --inject PID / --detach PID: messages on stdout/stderr; exit status. */
 int inject_ui_run(const char *pid_arg, int detach);
 

@@ -1,11 +1,15 @@
 /* live_child.c - the life of the program live mode started (-- CMD): its
  * start under the hook, the question before q stops it (y stop, d detach
  * and leave it running), and at the end what became of it, said on stderr
- * with where its output went (or it is stopped). */
+ * with where its output went (or it is stopped).  Also the question before
+ * q leaves a hook mprof-tui injected (d detach it, k keep it recording):
+ * every quit question is one key on the screen, Esc stays. */
 #include <stdio.h>
 #include <time.h>
 
+#include "attach/inject/inject.h"
 #include "attach/live/launch.h"
+#include "attach/proc/procfs.h"
 #include "core/path.h"
 #include "tui/app.h"
 #include "tui/live_ui.h"
@@ -18,19 +22,27 @@ void live_child_stop(live_ui *lv)
 }
 
 /* The answer to "stop it?": y (or Enter) stops the child, d leaves it
- * running, anything else stays. */
+ * running, n stays. */
 static void quit_answer(app *a, const char *text)
 {
 	live_ui *lv = LV(a);
-	char c = *text ? text[0] : 'y';
-	if (c == 'y' || c == 'Y') {
+	char c = text[0];
+	if (c == 'y') {
 		a->quit = 1;
-	} else if (c == 'd' || c == 'D') {
+	} else if (c == 'd') {
 		lv->leave = 1;
 		a->quit = 1;
 	} else {
 		snprintf(a->v.status, sizeof(a->v.status), "still following %s (pid %d)", lv->cmd, (int)lv->fu.f.child);
 	}
+}
+
+/* The answer to "detach the hook we injected?": d takes it out after the
+ * screen closes, k leaves it recording. */
+static void unhook_answer(app *a, const char *text)
+{
+	LV(a)->unhook = text[0] == 'd';
+	a->quit = 1;
 }
 
 /* q and Q: a program this session started is never stopped without asking;
@@ -44,12 +56,21 @@ int live_quit_key(app *a, int key)
 		live_diff_close(a);
 		return REACT_REDRAW;
 	}
+	char lead[sizeof(a->ask.lead)];
+	int pid = lv->fu.f.pid;
+	if (!lv->cmd && lv->late && !lv->fu.f.exited && !proc_gone(pid)) {
+		int flags = inject_seg_flags(pid);
+		if (flags < 0 || !(flags & SEG_FLAG_LATE) || (flags & SEG_FLAG_DETACHED))
+			return REACT_QUIT;
+		snprintf(lead, sizeof(lead), "quit: the hook still records in pid %d: d detach it (its calls go to "
+			 "libc again), k keep it recording: ", pid);
+		return app_choose(a, unhook_answer, "dk", 0, lead) | REACT_REDRAW;
+	}
 	if (!lv->cmd || lv->fu.f.child <= 0 || lv->fu.f.child_status >= 0 || lv->fu.f.exited)
 		return REACT_QUIT;
-	char lead[sizeof(a->ask.lead)];
 	snprintf(lead, sizeof(lead), "quit: stop %.40s (pid %d)? y stop, d detach (it runs on), n stay [y]: ",
 		 path_base(lv->cmd), (int)lv->fu.f.child);
-	return app_prompt(a, quit_answer, 0, "y", lead) | REACT_REDRAW;
+	return app_choose(a, quit_answer, "ydn", 'y', lead) | REACT_REDRAW;
 }
 
 /* Says how a -- CMD child ended, or stops it when it still runs (asked

@@ -350,8 +350,8 @@ int tui_live(const tui_live_opts *o)
 	follow_ui_start(&lv.fu);
 	int rc = app_run(&a);
 	lv.ran = 1;
-	if (!o->argv && rc == 0)
-		inject_quit_offer((int)pid);   /* an injected hook: d detach, k keep recording */
+	if (!o->argv && rc == 0 && lv.late)
+		inject_quit_said((int)pid, lv.unhook);   /* the screen's answer: d detach, k keep recording */
 	app_free(&a);
 	return rc;
 }

@@ -47,6 +47,7 @@ typedef struct live_ui {
 	const char *cmd;         /* -- CMD: argv[0], reported when it is stopped */
 	int ran;                 /* the UI ran: say how the child ended */
 	int leave;               /* quit with "detach": the child runs on */
+	int unhook;              /* quit with "detach" from a hook we injected: take it out */
 	int late;                /* the hook was injected: history before it is unknown */
 	int allocs_tries;        /* reads of the allocator table left (the hook writes it at start) */
 } live_ui;

@@ -81,7 +81,7 @@ echo "# top row after $((n / 10)).$((n % 10)) s: $(top_row | tr -s ' ')"
 
 keys q
 check "q asks before stopping the demo" "quit: stop leaky_server (pid $pid)"
-keys y Enter
+keys y
 check "y quits, exit status 0" "EXIT=0" 100
 expect_match "leaving says the demo was stopped" "$(screen)" "stopped demo/leaky_server \(pid $pid\)"
 out=$(ls "$TMP"/mprof-leaky_server-*.out 2> /dev/null | head -1)   # TMPDIR=$TMP in tmux

@@ -331,7 +331,7 @@ check "attach: offers to inject" "[y/n]"
 keys y
 check "attach: the live screen says history before the attach is unknown" "history before the attach is unknown"
 keys q
-check "quit: offers d detach / k keep recording" "[d/k]"
+check "quit: asks on the screen: d detach / k keep recording" "d detach it (its calls go to libc again), k keep it recording"
 keys d
 check "quit: d detaches" "detached from process $PID"
 expect_eq "quit: the segment says detached" "$(od -An -tu4 -j60 -N4 /dev/shm/mprof-$PID 2> /dev/null | tr -d ' ')" 3

@@ -291,8 +291,15 @@ check "-- CMD, quit early: the table opens" "leak_here"
 qpid=$(screen | sed -n 's/.*pid \([0-9][0-9]*\) running.*/\1/p' | head -1)
 keys q
 check "-- CMD, quit early: q asks before stopping the program" "quit: stop leaker (pid $qpid)? y stop, d detach"
-keys n Enter
-check "-- CMD, quit early: n stays" "still following"
+keys x
+check "-- CMD, quit early: another key asks again" "(one key, Esc cancels) quit: stop leaker"
+keys Escape
+check "-- CMD, quit early: Esc cancels" "cancelled"
+expect_eq "-- CMD, quit early: Esc left the program running" "$(kill -0 "$qpid" 2> /dev/null && echo alive)" alive
+keys q
+check "-- CMD, quit early: q asks again" "quit: stop leaker"
+keys n
+check "-- CMD, quit early: n (one key) stays" "still following"
 expect_eq "-- CMD, quit early: n left the program running" "$(kill -0 "$qpid" 2> /dev/null && echo alive)" alive
 keys Q
 check "-- CMD, quit early: Q asks too" "quit: stop leaker"
@@ -309,8 +316,8 @@ check "-- CMD, detach: the table opens" "leak_here"
 dpid=$(screen | sed -n 's/.*pid \([0-9][0-9]*\) running.*/\1/p' | head -1)
 keys q
 check "-- CMD, detach: q asks" "quit: stop leaker"
-keys d Enter
-check "-- CMD, detach: d quits" "EXIT=0"
+keys d
+check "-- CMD, detach: d (one key) quits" "EXIT=0"
 expect_match "-- CMD, detach: says it left the program running and how to follow it" "$(screen | tr -d '\n')" \
 	"left .*leaker \(pid $dpid\) running under the hook.*--attach $dpid follows it again"
 expect_eq "-- CMD, detach: the program still runs, its segment too" \

@@ -154,7 +154,7 @@ n=0; while [ $n -lt 100 ] && ! screen | grep -q '^ heap .*▁$'; do sleep 0.1; n
 expect_match "live: the heap curve drops with the counts" "$(screen | grep '^ heap [^0-9]')" '▁$'
 expect_eq "live: make_big and keep_a1 are gone from the table" "$(screen | grep -c 'make_big\|keep_a1')" 0
 keys q
-check "live: quitting offers the detach" "[d/k]"
+check "live: quitting offers the detach" "d detach it (its calls go to libc again), k keep it recording"
 keys d
 echo quit >&3
 exec 3>&-
