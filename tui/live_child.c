@@ -77,6 +77,7 @@ int live_quit_key(app *a, int key)
  * to detach: leaves it running, and says where to follow it again). */
 void live_child_end(live_ui *lv)
 {
+	char said[600];
 	/* Seen exiting (the hook's mark) but not yet reaped: it is ending, give it a second. */
 	for (int i = 0; i < 100 && lv->fu.f.exited && lv->fu.f.child > 0 && lv->fu.f.child_status < 0; i++) {
 		struct timespec ts = { 0, 10000000 };
@@ -88,12 +89,14 @@ void live_child_end(live_ui *lv)
 			"mprof-tui --attach %d follows it again\n", lv->cmd, (int)lv->fu.f.child, lv->out, (int)lv->fu.f.child);
 	} else if (lv->cmd && lv->ran && lv->fu.f.child_status < 0) {
 		live_child_stop(lv);
-		fprintf(stderr, "mprof-tui: stopped %s (pid %d); its output is in %s\n", lv->cmd, (int)lv->fu.f.child,
-			lv->out);
+		launch_out_settle(lv->out, said, sizeof(said));
+		fprintf(stderr, "mprof-tui: stopped %s (pid %d); %s\n", lv->cmd, (int)lv->fu.f.child, said);
 	} else if (lv->cmd && lv->ran) {
-		fprintf(stderr, "mprof-tui: %s (pid %d) ended; its output is in %s\n", lv->cmd, (int)lv->fu.f.child, lv->out);
+		launch_out_settle(lv->out, said, sizeof(said));
+		fprintf(stderr, "mprof-tui: %s (pid %d) ended; %s\n", lv->cmd, (int)lv->fu.f.child, said);
 	} else if (lv->cmd) {
 		live_child_stop(lv);
+		launch_out_settle(lv->out, said, sizeof(said));
 	}
 }
 

@@ -127,12 +127,18 @@ int launch_start(char *const argv[], const char *lib, char *out, size_t out_len,
 		if (waitpid(c, &st, WNOHANG) == c) {
 			char line[256];
 			file_first_line(out, line, sizeof(line));   /* exec errors land there */
-			if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && line[0])
-				prof_errorf(err, "%s", line + (strncmp(line, "mprof-tui: ", 11) ? 0 : 11));
-			else
-				prof_errorf(err, "%s exited (%s %d) before its segment appeared; output in %s", argv[0],
+			if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && !strncmp(line, "mprof-tui: cannot run ", strlen("mprof-tui: cannot run "))) {
+				prof_errorf(err, "%s", line + 11);
+				unlink(out);   /* it held only the exec error, said now */
+			} else if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && line[0]) {
+				prof_errorf(err, "%s", line);
+			} else {
+				char said[600];
+				launch_out_settle(out, said, sizeof(said));
+				prof_errorf(err, "%s exited (%s %d) before its segment appeared; %s", argv[0],
 					    WIFEXITED(st) ? "status" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
-					    out);
+					    said);
+			}
 			return -1;
 		}
 		/* The hook sizes the file first and writes the magic last: wait for it. */
@@ -149,14 +155,25 @@ int launch_start(char *const argv[], const char *lib, char *out, size_t out_len,
 		if (waited >= timeout_ms) {
 			kill(c, SIGKILL);
 			waitpid(c, NULL, 0);
-			prof_errorf(err, "%s: no segment %d ms after starting %s: is %s the hook?", seg, timeout_ms,
-				    argv[0], lib);
+			char said[600];
+			launch_out_settle(out, said, sizeof(said));
+			prof_errorf(err, "%s: no segment %d ms after starting %s: is %s the hook? (%s)", seg, timeout_ms,
+				    argv[0], lib, said);
 			return -1;
 		}
 		sleep_ms(10);
 	}
 	*pid = c;
 	return 0;
+}
+
+void launch_out_settle(const char *out, char *buf, size_t len)
+{
+	struct stat st;
+	if (!stat(out, &st) && st.st_size == 0 && !unlink(out))
+		snprintf(buf, len, "it wrote no output");
+	else
+		snprintf(buf, len, "its output is in %s", out);
 }
 
 /* The segment of a reaped child, if it is still there and is that child's. */

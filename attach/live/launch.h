@@ -20,6 +20,11 @@ int launch_find_lib(char *buf, size_t len, prof_error *err);
 int launch_start(char *const argv[], const char *lib, char *out, size_t out_len, int timeout_ms,
 		 pid_t *pid, prof_error *err);
 
+/* Once the child has ended: its output file (out) removed when it stayed
+ * empty, so a launch leaves no file behind that holds nothing. Writes
+ * "its output is in OUT" or "it wrote no output" into buf. */
+void launch_out_settle(const char *out, char *buf, size_t len);
+
 /* Stops a started child: SIGTERM (its hook dumps and removes its segment),
  * SIGKILL after a second; reaps it into *status and removes a segment it
  * left (killed, its hook had no chance to). */

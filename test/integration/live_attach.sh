@@ -283,6 +283,20 @@ keys q
 check "-- CMD: q quits" "EXIT=0"
 expect_match "-- CMD: leaving says where the output is" "$(screen)" "ended; its output is in $TMP/mprof-leaker-"
 
+# A launch leaves no empty output file: one that wrote nothing says so.
+mkdir "$TMP/quiet"
+keys clear Enter
+keys "TMPDIR='$TMP/quiet' '$MPROF' --interval 200 -- sleep 1; echo EXIT=\$?" Enter
+check "-- CMD, a silent program: it ends" "EXITED (status 0)" 100
+keys q
+check "-- CMD, a silent program: q quits" "EXIT=0"
+expect_match "-- CMD, a silent program: says it wrote no output" "$(screen)" "sleep \(pid [0-9]+\) ended; it wrote no output"
+expect_eq "-- CMD, a silent program: no file left in TMPDIR" "$(ls -A "$TMP/quiet")" ""
+keys clear Enter
+keys "TMPDIR='$TMP/quiet' '$MPROF' -- '$TMP/no-such-program'; echo EXIT=\$?" Enter
+check "-- CMD, a program that cannot run: exit 2" "EXIT=2"
+expect_eq "-- CMD, a program that cannot run: no file left in TMPDIR" "$(ls -A "$TMP/quiet")" ""
+
 # Quitting while the program runs asks first: n stays, y stops it (SIGTERM)
 # and its segment is removed.
 keys clear Enter
