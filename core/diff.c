@@ -567,6 +567,7 @@ prof *diff_build_by(const prof *base, const prof *cur, const diff_keyer *keyer, 
 		}
 		r->samples.len = k;
 		r->meta = cur->meta;
+		r->meta.peak = (prof_peak){ 0 };   /* a difference has no moment of its own */
 		r->meta.cmdline = str_copy(r, cur, cur->meta.cmdline);
 	}
 	free(c.map.off);

@@ -156,6 +156,25 @@ static int read_samples(prof *p, cur *c)
 	return 0;
 }
 
+/* PEAK follows SMPL: one (objects, bytes) per sample, in its order. */
+static int read_peak(prof *p, cur *c)
+{
+	prof_peak pk;
+	pk.time_ns = (int64_t)get_le(c, 8);
+	pk.start_ns = (int64_t)get_le(c, 8);
+	pk.bytes = get_le(c, 8);
+	pk.objs = get_le(c, 8);
+	uint32_t n = (uint32_t)get_le(c, 4);
+	if (c->bad || n != p->samples.len || !pk.time_ns || !need(c, (size_t)n * 16))
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		p->samples.v[i].peak_objs = get_le(c, 8);
+		p->samples.v[i].peak_bytes = get_le(c, 8);
+	}
+	p->meta.peak = pk;
+	return 0;
+}
+
 int pro_native_read(prof *p, const prof_src *src, prof_error *err)
 {
 	const uint8_t *d = src->data;
@@ -200,6 +219,7 @@ int pro_native_read(prof *p, const prof_src *src, prof_error *err)
 		case T_FRMS: r = read_frames(p, &c); break;
 		case T_STKS: r = read_stacks(p, &c); break;
 		case T_SMPL: r = read_samples(p, &c); break;
+		case T_PEAK: r = read_peak(p, &c); break;
 		case T_END: return 0;
 		default: break;
 		}

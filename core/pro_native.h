@@ -11,6 +11,7 @@
 #define T_FRMS TAG('F', 'R', 'M', 'S')
 #define T_STKS TAG('S', 'T', 'K', 'S')
 #define T_SMPL TAG('S', 'M', 'P', 'L')
+#define T_PEAK TAG('P', 'E', 'A', 'K')
 #define T_END  TAG('E', 'N', 'D', ' ')
 
 #endif

@@ -111,6 +111,18 @@ int pro_native_write(const prof *p, int fd, prof_error *err)
 		wbuf_le64(w, s->c.free_objs);
 		wbuf_le64(w, s->c.free_bytes);
 	}
+	if (p->meta.peak.time_ns) {   /* after SMPL: one entry per sample */
+		section(w, T_PEAK, 36 + 16ull * p->samples.len);
+		wbuf_le64(w, (uint64_t)p->meta.peak.time_ns);
+		wbuf_le64(w, (uint64_t)p->meta.peak.start_ns);
+		wbuf_le64(w, p->meta.peak.bytes);
+		wbuf_le64(w, p->meta.peak.objs);
+		wbuf_le32(w, (uint32_t)p->samples.len);
+		for (size_t i = 0; i < p->samples.len; i++) {
+			wbuf_le64(w, p->samples.v[i].peak_objs);
+			wbuf_le64(w, p->samples.v[i].peak_bytes);
+		}
+	}
 	section(w, T_END, 0);
 	int e = wbuf_close(w);
 	if (e) {

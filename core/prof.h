@@ -54,6 +54,7 @@ typedef struct prof_sample {
 	uint32_t pad;
 	uint64_t size;     /* bucket size in bytes, 0 when the format has none */
 	mp_counts c;
+	uint64_t peak_objs, peak_bytes;   /* in use when the heap was highest (meta.peak) */
 } prof_sample;
 
 typedef struct prof_module {
@@ -67,6 +68,14 @@ typedef struct prof_module {
 	uint32_t pad;
 } prof_module;
 
+/* The heap's high-water mark, when the source kept one (the hook's dumps
+ * and live segments): each sample's peak_objs/peak_bytes are its share. */
+typedef struct prof_peak {
+	int64_t time_ns;   /* unix ns when the heap was highest; 0: no peak in this profile */
+	int64_t start_ns;  /* unix ns the counts began (process start, injection), 0 unknown */
+	uint64_t bytes, objs;   /* in use then */
+} prof_peak;
+
 typedef struct prof_meta {
 	enum prof_format format;
 	int64_t pid;       /* -1 unknown */
@@ -77,6 +86,7 @@ typedef struct prof_meta {
 	uint64_t dropped;  /* events the producer could not record */
 	uint64_t unknown_frees;     /* frees of pointers never seen allocated */
 	uint64_t unknown_free_bytes;
+	prof_peak peak;
 } prof_meta;
 
 /* A growable array of T; len/cap in elements.  Owned by the prof. */
@@ -167,6 +177,17 @@ size_t prof_truncated_stacks(const prof *p);
 /* Appends a sample; returns 0 or -1 on ENOMEM. */
 int prof_sample_add(prof *p, uint32_t stack, uint64_t size, uint64_t alloc_objs,
 		    uint64_t alloc_bytes, uint64_t free_objs, uint64_t free_bytes);
+
+/* --peak: every sample's counters become what it held at the peak (as
+ * allocated and in use, nothing freed), so every view and export shows
+ * the peak.  -1 (nothing changed) when the profile has no peak. */
+int prof_select_peak(prof *p);
+/* Fills sample peaks and meta.peak from the in-use counters when they are
+ * above the peak the source kept (the heap is highest now); now_ns: unix ns. */
+void prof_peak_now(prof *p, int64_t now_ns);
+/* "peak 8.00 MiB (8 objects) at 06:55:12, 0.3 s in" into buf (peak_text.c);
+ * "" (0) when p has no peak. */
+size_t prof_peak_text(const prof *p, char *buf, size_t cap);
 
 /* Appends a module; returns its index or PROF_NONE. */
 uint32_t prof_module_add(prof *p, const char *path, const char *build_id,

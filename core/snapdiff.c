@@ -66,6 +66,7 @@ prof *snap_delta(const prof *p, const snap *from, const snap *to, uint8_t **flag
 	if (!d)
 		goto nomem;
 	d->meta = p->meta;
+	d->meta.peak = (prof_peak){ 0 };   /* a difference has no moment of its own */
 	/* Same frames, strings, modules and stacks: indices stay valid. */
 	if (VEC_COPY(d->frames, p->frames) || VEC_COPY(d->stack_frames, p->stack_frames) ||
 	    VEC_COPY(d->stacks, p->stacks) || VEC_COPY(d->modules, p->modules) || VEC_COPY(d->strs, p->strs))

@@ -227,6 +227,7 @@ void view_free(view *v)
 		}
 	filter_clear(&v->focus);
 	filter_clear(&v->hide);
+	view_peak_free(v);
 	free(v->rows);
 	memset(v, 0, sizeof(*v));
 }
@@ -243,12 +244,6 @@ int view_resort(view *v)
 		return -1;
 	view_sel_restore(v, k);
 	return 0;
-}
-
-int view_toggle_alloc(view *v)
-{
-	v->alloc = !v->alloc;
-	return view_resort(v);
 }
 
 int view_toggle_objects(view *v)

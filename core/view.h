@@ -58,6 +58,9 @@ typedef struct view {
 	int hid_owned;
 
 	int alloc, objects;           /* the metric */
+	int peak;                     /* at peak: p is peak_p, peak_src's counters at the peak */
+	prof peak_p;                  /* peak_src's frames and stacks, samples owned (view_peak.c) */
+	const prof *peak_src;
 	enum view_sort sort;
 	int reverse;
 	int by_change;                /* a diff: the biggest change first, shrink or growth */
@@ -117,7 +120,7 @@ int view_peek_row(const view *v, size_t row, const cg_edge **e);
 
 /* Operations (the TUI's keys map onto them). Each returns 0, or -1 with
  * v->status saying why nothing changed. */
-int view_toggle_alloc(view *v);                    /* in use <-> alloc */
+int view_toggle_alloc(view *v);                    /* in use -> alloc (-> at peak, when p has one) -> in use */
 int view_toggle_objects(view *v);                  /* bytes <-> objects */
 int view_sort_by(view *v, enum view_sort s);       /* the table by a column */
 int view_sort_step(view *v, int dir);              /* previous (-1) / next (+1) column */

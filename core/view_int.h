@@ -36,5 +36,9 @@ void view_tree_select(view *v, uint32_t ti);
 /* view_map.c: sets v->m and v->a to the granularity's, or to owned copies
  * with the hidden frames dropped. 0, or -1 with the status set. */
 int view_apply_hide(view *v);
+/* view_peak.c: p, or its at-peak copy while v->peak is on (view_reload
+ * shows that); view_peak_free drops the copy and the mode. */
+const prof *view_peak_of(view *v, const prof *p);
+void view_peak_free(view *v);
 
 #endif

@@ -97,6 +97,8 @@ int view_reload(view *v, const prof *p, int frames_changed)
 	/* New data: maps (if frames changed) and the current aggregate. */
 	view_drop_derived(v);
 	view_drop_hidden(v);
+	if (v->peak)
+		p = view_peak_of(v, p);
 	v->p = p;
 	for (unsigned i = 0; i < v->ngran; i++) {
 		view_gran *g = &v->gran[i];

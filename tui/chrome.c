@@ -277,8 +277,8 @@ static void draw_title(app *a, const screen_ops *ops)
 	if (nt)
 		snprintf(cut, sizeof(cut), "  %zu stack%s [truncated]", nt, nt == 1 ? "" : "s");
 	snprintf(line, sizeof(line), " mprof  %.200s%s%s %s  total %s (%s %s)%s%s  granularity %s  %s", state,
-		 *state ? "  " : "", v->alloc ? "alloc" : "in use", v->objects ? "objects" : "bytes", total, other,
-		 v->objects ? "bytes" : "objects", est, cut, v->gran[v->cur_gran].name, v->path);
+		 *state ? "  " : "", v->peak ? "at peak" : v->alloc ? "alloc" : "in use", v->objects ? "objects" : "bytes",
+		 total, other, v->objects ? "bytes" : "objects", est, cut, v->gran[v->cur_gran].name, v->path);
 	put_text(a, 0, 0, a->wd, line, a->attr[ATTR_TITLE], 1);
 
 	char sub[512];
@@ -297,7 +297,9 @@ static void draw_title(app *a, const screen_ops *ops)
 	if (filter_active(&v->hide) && n < sizeof(sub))
 		n += (size_t)snprintf(sub + n, sizeof(sub) - n, "  hide \\%s\\", v->hide.pattern);
 	if (v->depth > 1 && n < sizeof(sub))
-		snprintf(sub + n, sizeof(sub) - n, "  [depth %d]", v->depth);
+		n += (size_t)snprintf(sub + n, sizeof(sub) - n, "  [depth %d]", v->depth);
+	if (v->p && n + 2 < sizeof(sub) && prof_peak_text(v->p, sub + n + 2, sizeof(sub) - n - 2))
+		sub[n] = sub[n + 1] = ' ';   /* when the heap was highest, in every mode */
 	put_text(a, 1, 0, a->wd, sub, A_BOLD, 1);
 }
 

@@ -11,6 +11,16 @@
 #include "core/load.h"
 #include "tui/cmd.h"
 
+/* --peak: p's counters at the peak; -1 (said) when p kept none. */
+static int cmd_peak_select(prof *p, const char *path)
+{
+	if (!prof_select_peak(p))
+		return 0;
+	fprintf(stderr, "mprof-tui: %s: no peak in this profile (--peak needs a dump of libmprof.so that kept one)\n",
+		path);
+	return -1;
+}
+
 /* Loads path (minus --diff BASE); 0, else the exit status (said). */
 int opened_load(opened *f, const cli *c, const char *path)
 {
@@ -22,12 +32,18 @@ int opened_load(opened *f, const cli *c, const char *path)
 		fprintf(stderr, "mprof-tui: %s\n", err.msg);
 		return EXIT_BAD;
 	}
+	if (c->peak && cmd_peak_select(f->p, path))
+		return EXIT_BAD;
 	if (c->diff_base) {   /* --diff BASE NEW: from here on p holds NEW - BASE */
 		sym_opts bso = c->so, nso = c->so;
 		bso.profile_path = c->diff_base;
 		nso.profile_path = path;
 		diff_stats ds;
 		prof *b = prof_load(c->diff_base, &err);
+		if (b && c->peak && cmd_peak_select(b, c->diff_base)) {
+			prof_free(b);
+			return EXIT_BAD;
+		}
 		prof *d = b ? sym_diff_build(b, &bso, f->p, NULL, &nso, &ds, &err) : NULL;
 		int st = b ? 1 : EXIT_BAD;
 		prof_free(b);

@@ -27,6 +27,7 @@ static const char *const opt_names[OPT_N] = {
 	[OPT_DIFF_AT] = "--diff-at", [OPT_LEAKS] = "--leaks", [OPT_TEMP] = "--temporary",
 	[OPT_FAULTS] = "--faults", [OPT_DURATION] = "--duration", [OPT_WINDOW] = "--window",
 	[OPT_KEEP] = "--keep", [OPT_SAMPLE_RATE] = "--sample-rate", [OPT_OUTPUT] = "-o", [OPT_HELP] = "-h",
+	[OPT_PEAK] = "--peak",
 };
 
 const char *cli_opt_name(int opt)
@@ -87,7 +88,7 @@ int cli_parse(cli *c, int argc, char **argv)
 	       O_LEAKS = O_FIRST + OPT_LEAKS, O_TEMP = O_FIRST + OPT_TEMP, O_SERVE = O_FIRST + OPT_SERVE,
 	       O_FAULTS = O_FIRST + OPT_FAULTS, O_DURATION = O_FIRST + OPT_DURATION,
 	       O_WINDOW = O_FIRST + OPT_WINDOW, O_KEEP = O_FIRST + OPT_KEEP,
-	       O_SAMPLE_RATE = O_FIRST + OPT_SAMPLE_RATE };
+	       O_SAMPLE_RATE = O_FIRST + OPT_SAMPLE_RATE, O_PEAK = O_FIRST + OPT_PEAK };
 	static const struct option opts[] = {
 		{ "top", required_argument, NULL, O_TOP },
 		{ "alloc", no_argument, NULL, O_ALLOC },
@@ -122,6 +123,7 @@ int cli_parse(cli *c, int argc, char **argv)
 		{ "window", required_argument, NULL, O_WINDOW },
 		{ "keep", no_argument, NULL, O_KEEP },
 		{ "sample-rate", required_argument, NULL, O_SAMPLE_RATE },
+		{ "peak", no_argument, NULL, O_PEAK },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -146,6 +148,7 @@ int cli_parse(cli *c, int argc, char **argv)
 		case O_ALLOC: c->ro.alloc = 1; break;
 		case O_INUSE: c->ro.alloc = 0; break;
 		case O_OBJECTS: c->ro.objects = 1; break;
+		case O_PEAK: c->peak = 1; break;
 		case 'n': {
 			char *end;
 			errno = 0;

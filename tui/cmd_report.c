@@ -15,7 +15,7 @@
 
 static const cmd_text report_help[] = {
 	{ SLOT_USE_REPORT,
-	  "       mprof-tui --top=flat|cum [--alloc] [--objects] [-n N] [--format=text|tsv] FILE\n"
+	  "       mprof-tui --top=flat|cum [--alloc|--peak] [--objects] [-n N] [--format=text|tsv] FILE\n"
 	  "       mprof-tui [--diff BASE] [--export=FMT -o OUT] [--flamegraph=SVG]\n"
 	  "                 [--callgraph=FILE.dot|svg|png|pdf] FILE\n"
 	  "       mprof-tui --info FILE|DIR\n" },
@@ -25,6 +25,8 @@ static const cmd_text report_help[] = {
 	  "                       as skynet-mprof's -top does\n"
 	  "  --alloc              all allocations (alloc space) instead of in use\n"
 	  "  --inuse              in-use space (the default)\n"
+	  "  --peak               what each stack held when the heap was highest\n"
+	  "                       (libmprof.so's dumps keep it; exports and the UI too)\n"
 	  "  --objects            rank by object counts instead of bytes\n"
 	  "  -n, --limit=N        print at most N rows\n"
 	  "  --format=text|tsv    text (the default, skynet-mprof's columns) or tab-\n"
@@ -59,7 +61,7 @@ const cmd cmd_report = {
 	.name = "a profile file",
 	.takes = CMD_BIT(OPT_TOP) | CMD_BIT(OPT_LIMIT) | CMD_BIT(OPT_FORMAT) | CMD_BIT(OPT_INFO) |
 		 CMD_BIT(OPT_EXPORT) | CMD_BIT(OPT_DIFF) | CMD_BIT(OPT_FLAME) | CMD_BIT(OPT_GRAPH) |
-		 CMD_BIT(OPT_OUTPUT) | CMD_METRIC | CMD_SYMS,
+		 CMD_BIT(OPT_OUTPUT) | CMD_BIT(OPT_PEAK) | CMD_METRIC | CMD_SYMS,
 	.help = report_help,
 };
 
@@ -107,12 +109,17 @@ int cmd_batch(const cli *c, const char *path, int g)
 	}
 	report_opts ro = c->ro;
 	ro.magnitude = c->diff_base != NULL;   /* a diff: the biggest change first */
+	if (c->peak)
+		ro.what = "peak";
 	if (f.p->meta.scale > 1 && f.p->meta.scale < 1.8e19) {   /* on stderr: stdout stays the reference's columns */
 		char rate[32];
 		report_rate(rate, sizeof(rate), (uint64_t)f.p->meta.scale);
 		fprintf(stderr, "mprof-tui: note: %s: estimates from sampling (1 allocation per %s on average)\n", path,
 			rate);
 	}
+	char peak[128];
+	if (c->peak && prof_peak_text(f.p, peak, sizeof(peak)))   /* which moment the counters are */
+		fprintf(stderr, "mprof-tui: note: %s: the heap at its %s\n", path, peak);
 	if (!rc && (c->top || (c->export_fmt < 0 && !c->flame_out && !c->graph_out)))   /* else the files were the job */
 		rc = report_top(stdout, &f.a, &f.m, &ro) ? 1 : 0;
 	opened_free(&f, 1);

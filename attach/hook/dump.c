@@ -68,6 +68,10 @@ static int build(seg_header *h, prof *p, dump_mem *dm)
 	const mp_counts *cnt = seg_region(h, SEG_R_COUNTERS);
 	const uint64_t *pcs = seg_region(h, SEG_R_FRAMES);
 	const seg_module *mods = seg_region(h, SEG_R_MODULES);
+	const seg_peak_stack *pst = h->peak.off ? (const seg_peak_stack *)((char *)h + h->peak.off) : NULL;
+	uint64_t pseq = seg_peak_begin(&h->peak);
+	prof_peak pk = { h->peak.time_ns, h->attaches ? h->attach_ns : h->start_time_ns, h->peak.bytes,
+			 h->peak.objs };
 
 	uint64_t slots = 1024;
 	while (slots < 2 * nf + 2)
@@ -132,8 +136,15 @@ static int build(seg_header *h, prof *p, dump_mem *dm)
 		p->samples.v[p->samples.len++] = (prof_sample){
 			.stack = (uint32_t)p->stacks.len++,
 			.c = c,
+			.peak_objs = pst ? __atomic_load_n(&pst[s].objs, __ATOMIC_RELAXED) : 0,
+			.peak_bytes = pst ? __atomic_load_n(&pst[s].bytes, __ATOMIC_RELAXED) : 0,
 		};
 	}
+	/* a copy written meanwhile is of a peak reached now: the counters are it */
+	p->meta.peak = pst && seg_peak_whole(&h->peak, pseq) ? pk : (prof_peak){ .start_ns = pk.start_ns };
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	prof_peak_now(p, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
 	return 0;
 }
 

@@ -47,6 +47,7 @@ void epoch_begin(seg_header *h)
 	__atomic_store_n(&h->dropped_stacks, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&h->dropped_live, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&h->truncated_stacks, 0, __ATOMIC_RELAXED);
+	peak_reset(h);
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	__atomic_store_n(&h->attach_ns, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec, __ATOMIC_RELAXED);

@@ -59,6 +59,7 @@ typedef struct hook_thread {
 	struct scache *sc; /* stack cache, or NULL; owned, unmapped at thread exit */
 	uint32_t drops;    /* ring events overwritten unread, not yet in the header */
 	struct ring_stage *stage; /* events not yet in the ring, or NULL; owned */
+	int64_t peak_delta;      /* bytes recorded allocated less freed, not yet in the segment's peak.inuse */
 	uint64_t sample_rng;     /* its random state (0: not seeded) */
 	uint64_t sample_seq;     /* the segment's sample.seq when the countdown was drawn */
 	uint64_t sample_mean;    /* the rate it was drawn at (0 every allocation, SEG_SAMPLE_OFF none) */
@@ -206,6 +207,12 @@ void say_init(void);
  * hook_settings_warn, which says settings_num's line through hook_say). */
 uint64_t hook_env_num(const char *name, uint64_t def, uint64_t lo, uint64_t hi);
 void hook_settings_warn(const char *line);
+
+/* peak.c: folds the thread's peak_delta into the segment's total in use,
+ * copying every stack's counters when that passes the mark (segment.h);
+ * peak_reset starts afresh (a re-injection). */
+void peak_fold(seg_header *h);
+void peak_reset(seg_header *h);
 
 /* arena.c: blocks handed out before the next allocator is known. */
 #define HOOK_ARENA_SIZE (1 << 16)

@@ -3,7 +3,8 @@
 # core's writers, which never allocate, and no reader, aggregation or view
 # code (test/integration/hook_link.sh checks the objects).
 HOOK_SRC += $(wildcard attach/hook/*.c) \
-	core/pro_native_write.c core/pro_v1_write.c core/wbuf.c core/loadutil.c core/atomicfile.c
+	core/pro_native_write.c core/pro_v1_write.c core/wbuf.c core/loadutil.c core/atomicfile.c \
+	core/prof_peak.c
 HOOK_LIBS += -lunwind -lm
 # The recorder's compression; zstd gets the writer's mmap'd memory, never malloc.
 HOOK_LIBS += $(shell pkg-config --libs libzstd 2>/dev/null || echo -lzstd)

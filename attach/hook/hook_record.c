@@ -26,6 +26,9 @@ static inline void count(uint32_t id, int freed, uint64_t p, uint64_t n, uint32_
 		__atomic_fetch_add(&c[0], o, __ATOMIC_RELAXED);
 		__atomic_fetch_add(&c[1], n, __ATOMIC_RELAXED);
 	}
+	hook_th.peak_delta += freed ? -(int64_t)n : (int64_t)n;
+	if (unlikely(hook_th.peak_delta >= SEG_PEAK_FOLD || hook_th.peak_delta <= -(int64_t)SEG_PEAK_FOLD))
+		peak_fold(hook_seg);
 	if (win) {
 		uint64_t *c = freed ? &hook_win_cnt[id].free_objs : &hook_win_cnt[id].alloc_objs;
 		__atomic_fetch_add(&c[0], o, __ATOMIC_RELAXED);

@@ -26,6 +26,8 @@ void hook_thread_exit(void *arg)
 	(void)arg;
 	hook_th.busy++;
 	ring_flush(hook_seg, &hook_th);
+	if (hook_th.peak_delta && hook_seg)
+		peak_fold(hook_seg);
 	struct ring_stage *st = hook_th.stage;
 	hook_th.stage = NULL;
 	ring_stage_free(st);

@@ -339,10 +339,16 @@ int follow_sync(follow *f)
 	const mp_counts *cnt = (const mp_counts *)(base_of(f) + f->hc.off[SEG_R_COUNTERS]);
 	int64_t ib = 0, io = 0;
 	int moved = 0;
+	const seg_peak_stack *ps = seg_peak_stacks(f->m.h, f->m.len, &f->hc);
+	uint64_t pseq = seg_peak_begin(&h->peak);
 	for (size_t k = 0; k < p->samples.len; k++) {
 		mp_counts c;
 		seg_counter_estimate(&f->hc, cnt, f->seg_of[k], &c);
 		prof_sample *s = &p->samples.v[k];
+		if (ps) {
+			s->peak_objs = __atomic_load_n(&ps[f->seg_of[k]].objs, __ATOMIC_RELAXED);
+			s->peak_bytes = __atomic_load_n(&ps[f->seg_of[k]].bytes, __ATOMIC_RELAXED);
+		}
 		uint64_t ao = c.alloc_objs, ab = c.alloc_bytes, fo = c.free_objs, fb = c.free_bytes;
 		moved |= (ao != s->c.alloc_objs) | (ab != s->c.alloc_bytes) | (fo != s->c.free_objs) | (fb != s->c.free_bytes);
 		s->c.alloc_objs = ao;
@@ -356,6 +362,10 @@ int follow_sync(follow *f)
 		ch |= FOLLOW_COUNTS;
 	f->inuse_bytes = ib;
 	f->inuse_objs = io;
+	int64_t pk0 = p->meta.peak.time_ns;
+	seg_peak_meta(p, h, ps, pseq);
+	if (p->meta.peak.time_ns != pk0)
+		ch |= FOLLOW_COUNTS;   /* a new peak: the at-peak view and the title move */
 	p->meta.time = (int64_t)time(NULL);
 	p->meta.unknown_frees = __atomic_load_n(&h->unknown_frees, __ATOMIC_RELAXED);
 	p->meta.dropped = __atomic_load_n(&h->dropped_stacks, __ATOMIC_RELAXED) +

@@ -281,6 +281,30 @@ const mp_counts *seg_window_counters(const seg_map *m, const seg_header *hc)
 	return (const mp_counts *)((const char *)m->h + hc->win_off);
 }
 
+const seg_peak_stack *seg_peak_stacks(const void *data, size_t len, const seg_header *hc)
+{
+	uint64_t bytes, off = hc->peak.off;
+	if (!off || !mul_ok(hc->stack_cap, sizeof(seg_peak_stack), &bytes) || off % 8 || off < sizeof(seg_header) ||
+	    off > len || len - off < bytes)
+		return NULL;
+	return (const seg_peak_stack *)((const char *)data + off);
+}
+
+void seg_peak_meta(prof *p, const seg_header *live, const seg_peak_stack *ps, uint64_t seq)
+{
+	const seg_peak *pk = &live->peak;
+	prof_peak m = { __atomic_load_n(&pk->time_ns, __ATOMIC_RELAXED), 0, __atomic_load_n(&pk->bytes, __ATOMIC_RELAXED),
+			__atomic_load_n(&pk->objs, __ATOMIC_RELAXED) };
+	uint64_t n = __atomic_load_n(&live->attaches, __ATOMIC_ACQUIRE);
+	m.start_ns = n ? __atomic_load_n(&live->attach_ns, __ATOMIC_RELAXED) : live->start_time_ns;
+	if (!ps || !seg_peak_whole(pk, seq))
+		m = (prof_peak){ .start_ns = m.start_ns };   /* a copy written meanwhile: the peak is now */
+	p->meta.peak = m;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	prof_peak_now(p, (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec);
+}
+
 void seg_close(seg_map *m)
 {
 	if (m->h)
@@ -370,6 +394,8 @@ prof *seg_to_prof(const void *data, size_t len, const char *name, prof_error *er
 	const uint64_t *pcs = (const uint64_t *)(base + h->off[SEG_R_FRAMES]);
 	uint64_t ns = clamp(__atomic_load_n(&live->stack_count, __ATOMIC_ACQUIRE), h->stack_cap);
 	uint64_t nf = clamp(__atomic_load_n(&live->frame_used, __ATOMIC_ACQUIRE), h->frame_cap);
+	const seg_peak_stack *ps = seg_peak_stacks(data, len, h);
+	uint64_t pseq = seg_peak_begin(&live->peak);
 	for (uint64_t s = 0; s < ns; s++) {
 		mp_counts c;
 		if (!seg_stack_counters(h, sts, cnt, s, &c))
@@ -395,7 +421,12 @@ prof *seg_to_prof(const void *data, size_t len, const char *name, prof_error *er
 		if (sid == PROF_NONE ||
 		    prof_sample_add(p, sid, 0, ao, c.alloc_bytes, c.free_objs, c.free_bytes))
 			goto nomem;
+		if (ps) {
+			p->samples.v[p->samples.len - 1].peak_objs = __atomic_load_n(&ps[s].objs, __ATOMIC_RELAXED);
+			p->samples.v[p->samples.len - 1].peak_bytes = __atomic_load_n(&ps[s].bytes, __ATOMIC_RELAXED);
+		}
 	}
+	seg_peak_meta(p, live, ps, pseq);
 	for (size_t i = 0; i < p->frames.len; i++) {
 		p->frames.v[i].module = prof_module_find(p, p->frames.v[i].addr);
 		if (prof_frame_name_truncated(p, (uint32_t)i))

@@ -50,6 +50,15 @@ seg_header *seg_map_header_rw(const seg_map *m, size_t *len, prof_error *err);
  * when they lie inside the mapping, else NULL. */
 const mp_counts *seg_window_counters(const seg_map *m, const seg_header *hc);
 
+/* The peak copy (seg_peak_stack[hc->stack_cap] at hc->peak.off) when it
+ * lies inside the len bytes at data, else NULL. */
+const seg_peak_stack *seg_peak_stacks(const void *data, size_t len, const seg_header *hc);
+/* Once every sample's peak was read from the copy after seq =
+ * seg_peak_begin(&live->peak): p->meta.peak from live's totals when the
+ * copy stayed whole (ps not NULL), then the in-use counters when they are
+ * higher (prof_peak_now). */
+void seg_peak_meta(prof *p, const seg_header *live, const seg_peak_stack *ps, uint64_t seq);
+
 /* Checks that every offset, size and capacity in the header lies inside
  * len bytes and that the regions are large enough for their capacities.
  * 0, or -1 with err filled. */

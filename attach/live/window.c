@@ -200,6 +200,7 @@ static size_t window_counts(follow *f, const mp_counts *wc, const mp_counts *bas
 		p->samples.v[k2++] = s;
 	}
 	p->samples.len = k2;
+	p->meta.peak = (prof_peak){ 0 };   /* the process's peak is not the window's */
 	return odd;
 }
 

@@ -41,7 +41,7 @@
 #define SEG_MAX_PCS (SEG_MAX_DEPTH + 1)
 
 #define SEG_MAGIC "MPROFSEG"
-#define SEG_VERSION 4
+#define SEG_VERSION 5
 #define SEG_PATH_FMT "/dev/shm/mprof-%d"
 
 /* Producer state (header.state). */
@@ -86,6 +86,47 @@ typedef struct seg_sample {
 	uint64_t last;             /* the last finite rate > 1 in effect (0: none): what OFF keeps */
 	uint64_t pad[2];
 } seg_sample;
+
+/* The peak (header.peak): each thread adds the bytes it records allocated
+ * (less those freed) to its own running delta and folds it into inuse once
+ * it passes SEG_PEAK_FOLD either way; the thread whose fold takes inuse to
+ * mark or beyond takes lock (a try: others never wait) and copies every
+ * stack's bytes and objects in use (the lanes' sums) into the array at off
+ * (seg_peak_stack[stack_cap]), with seq odd while it writes (a reader
+ * copies, then keeps the copy only when seq was even and unchanged); then
+ * mark = the copy's bytes + max(1/64 of them, SEG_PEAK_MARGIN).  So copies
+ * happen a logarithmic number of times, and the copy is within a margin
+ * (and the threads' unfolded deltas) of the true peak. */
+#define SEG_PEAK_FOLD (64u << 10)
+#define SEG_PEAK_MARGIN (64u << 10)
+
+typedef struct seg_peak_stack {
+	uint64_t objs, bytes;      /* in use at the peak */
+} seg_peak_stack;
+
+typedef struct seg_peak {
+	int64_t inuse;             /* bytes in use, as folded so far (atomic adds) */
+	uint64_t pad0[7];          /* inuse on a line of its own: every fold writes it */
+	uint64_t off;              /* seg_peak_stack[stack_cap] at this offset; 0 none */
+	uint64_t seq;              /* copies begun and ended: odd while one is written */
+	uint64_t lock;             /* 1 while a thread copies */
+	int64_t mark;              /* the next copy once inuse reaches this */
+	int64_t time_ns;           /* CLOCK_REALTIME of the copy; 0: none yet */
+	uint64_t bytes, objs;      /* the copy's totals */
+	uint64_t copies;           /* copies taken */
+} seg_peak;
+
+/* A reader of the peak copy: seq before (acquire), then the copy and the
+ * totals, then seg_peak_whole: 1 when no copy was written meanwhile. */
+static inline uint64_t seg_peak_begin(const seg_peak *pk)
+{
+	return __atomic_load_n(&pk->seq, __ATOMIC_ACQUIRE);
+}
+static inline int seg_peak_whole(const seg_peak *pk, uint64_t seq)
+{
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return !(seq & 1) && __atomic_load_n(&pk->seq, __ATOMIC_RELAXED) == seq;
+}
 
 /* Unwinder in use (header.unwind). */
 enum seg_unwind {
@@ -180,6 +221,7 @@ typedef struct seg_header {
 	int64_t attach_ns;         /* CLOCK_REALTIME of the latest re-injection */
 	uint64_t attaches;         /* re-injections so far */
 	seg_sample sample __attribute__((aligned(64)));
+	seg_peak peak;             /* the heap's high-water mark (version 5) */
 } seg_header;
 
 #define SEG_WIN_OPEN 1ull
