@@ -34,7 +34,7 @@ static int write_folded(FILE *out, void *arg, prof_error *werr)
 {
 	const struct export_ctx *c = arg;
 	(void)werr;
-	return export_folded(out, c->p, c->m, c->metric);
+	return export_folded(out, c->p, c->m, c->metric, c->lines != NULL);   /* with symbols: stable names */
 }
 
 int export_write(const prof *p, const prof_nodemap *m, const export_lines *lines, enum export_format f,

@@ -16,8 +16,10 @@ enum export_format { EXPORT_PPROF, EXPORT_FOLDED, EXPORT_SKYNET, EXPORT_NATIVE }
 int export_parse(const char *name);
 
 /* Folded stacks, root first, ';'-separated, weight = metric per distinct
- * stack (zero and negative weights are left out). m may be NULL. */
-int export_folded(FILE *out, const prof *p, const prof_nodemap *m, enum agg_metric metric);
+ * stack (zero and negative weights are left out). m may be NULL.  stable:
+ * an unresolved frame is named module+offset as the screen names it, the
+ * same in every run (with symbols); 0 keeps the names as recorded. */
+int export_folded(FILE *out, const prof *p, const prof_nodemap *m, enum agg_metric metric, int stable);
 /* A frame's source, for pprof: one level of its inline chain. */
 typedef struct export_line {
 	const char *func;   /* NULL: unknown */

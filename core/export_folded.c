@@ -1,5 +1,6 @@
 /* export_folded.c - folded stacks for flamegraph.pl and friends. */
 #include "core/export.h"
+#include "core/names.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,7 @@ static void put_name(FILE *out, const char *s)
 		fputc(*s == ';' ? ':' : *s == '\n' || *s == '\r' ? ' ' : *s, out);
 }
 
-int export_folded(FILE *out, const prof *p, const prof_nodemap *m, enum agg_metric metric)
+int export_folded(FILE *out, const prof *p, const prof_nodemap *m, enum agg_metric metric, int stable)
 {
 	/* Sum the metric per stack first: one line per distinct stack id. */
 	int64_t *w = calloc(p->stacks.len ? p->stacks.len : 1, sizeof(*w));
@@ -22,7 +23,7 @@ int export_folded(FILE *out, const prof *p, const prof_nodemap *m, enum agg_metr
 		agg_sample_vals(&p->samples.v[i], v);
 		w[p->samples.v[i].stack] += v[metric];
 	}
-	char buf[32];
+	char buf[32], sb[1024];   /* sb: a frame named as the screen names it, the same in every run */
 	for (size_t s = 0; s < p->stacks.len; s++) {
 		if (w[s] <= 0)
 			continue;
@@ -35,13 +36,13 @@ int export_folded(FILE *out, const prof *p, const prof_nodemap *m, enum agg_metr
 				for (uint32_t k = m->off[f + 1]; k-- > m->off[f];) {
 					if (!first)
 						fputc(';', out);
-					put_name(out, nodemap_name(m, m->nodes[k]));
+					put_name(out, stable_name(p, nodemap_name(m, m->nodes[k]), stable, sb, sizeof(sb)));
 					first = 0;
 				}
 			} else {
 				if (!first)
 					fputc(';', out);
-				put_name(out, prof_frame_name(p, f, buf, sizeof(buf)));
+				put_name(out, stable_name(p, prof_frame_name(p, f, buf, sizeof(buf)), stable, sb, sizeof(sb)));
 				first = 0;
 			}
 		}

@@ -6,6 +6,7 @@
  * distinct name. Sample location ids are leaf first, as the model's. */
 #include "core/diff.h"
 #include "core/export.h"
+#include "core/names.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -215,7 +216,7 @@ int export_pprof_as(int fd, const prof *p, const prof_nodemap *m, const export_l
 	uint64_t *fn_of_str = NULL;   /* without m: string id -> 1 when a function */
 	size_t nfn = 0;
 	int rc = -1;
-	char nb[32];
+	char nb[32], sb[1024];   /* sb: a frame named as the screen names it, the same in every run */
 
 	if (strix_init(&t.ix, 0, stab_str, &t)) {
 		prof_errorf(err, "out of memory");
@@ -274,12 +275,13 @@ int export_pprof_as(int fd, const prof *p, const prof_nodemap *m, const export_l
 		if (lines && frame_lines(&sub, &line, &t, &lf, lines, (uint32_t)f)) {
 			/* the chain from the symbols */
 		} else if (lines) {
-			/* no source: the frame's nodes (or name) as functions without a file */
+			/* no source: the frame's nodes (or name) as functions without a file, an
+			 * unresolved one as module+offset (the screen's name: the same in every run) */
 			if (m) {
 				for (uint32_t k = m->off[f]; k < m->off[f + 1]; k++)
-					line_put(&sub, &line, &t, &lf, stab_id(&t, nodemap_name(m, m->nodes[k])), 0, 0);
+					line_put(&sub, &line, &t, &lf, stab_id(&t, name_short(p, nodemap_name(m, m->nodes[k]), sb, sizeof(sb))), 0, 0);
 			} else if (fr->name != PROF_NONE) {
-				uint64_t sid = stab_id(&t, prof_frame_name(p, (uint32_t)f, nb, sizeof(nb)));
+				uint64_t sid = stab_id(&t, name_short(p, prof_frame_name(p, (uint32_t)f, nb, sizeof(nb)), sb, sizeof(sb)));
 				if (sid)
 					line_put(&sub, &line, &t, &lf, sid, 0, 0);
 			}

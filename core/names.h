@@ -14,6 +14,12 @@
  * (p may be NULL) -> "skynet.so+0xb55d"; "dir/skynet(skynet_send+0x67)
  * [0x55..]" -> "skynet_send+0x67"; in buf. Any other name as it is. */
 const char *name_short(const prof *p, const char *name, char *buf, size_t len);
+/* An export's name for a frame: name_short's when stable (with symbols:
+ * the same in every run), else the name as recorded. */
+static inline const char *stable_name(const prof *p, const char *name, int stable, char *buf, size_t len)
+{
+	return stable ? name_short(p, name, buf, len) : name;
+}
 /* Where name's C++ argument list is: *open at its '(', *close at its ')'.
  * -1 when it has none worth cutting (empty, or a recorded path). */
 int name_args(const char *name, size_t *open, size_t *close);
