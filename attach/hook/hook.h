@@ -419,11 +419,14 @@ typedef struct procmap {
 	uint64_t lo, hi;
 	int prot;      /* PROT_* */
 	int special;   /* 1 [heap], 2 [stack], 3 another [name], 0 a file or anonymous */
+	const char *path;   /* a file's absolute path, "" none (or cut): valid in the callback only */
 } procmap;
 /* Calls fn on each mapping in address order until it returns nonzero. */
 int procmaps_each(int (*fn)(void *arg, const procmap *m), void *arg);
 /* The protection of the mapping holding addr, -1 if none. */
 int procmaps_prot(uint64_t addr);
+/* The absolute path of the file mapped at addr into out; 0, or -1 (none). */
+int procmaps_path(uint64_t addr, char *out, size_t len);
 /* A free page-aligned range of size bytes whose distance to every byte of
  * [lo, hi) is at most reach, the nearest; none at or above no_above (if
  * not 0) nor just below the stack; 0 if there is none. */

@@ -87,6 +87,11 @@ static int scan_one(struct dl_phdr_info *info, size_t sz, void *arg)
 	if (lo == UINT64_MAX)
 		return 0;
 	uint64_t base = info->dlpi_addr + lo, size = hi - lo;
+	/* dlopen("./luaclib/x.so") leaves a relative name: the mapping's path is
+	 * absolute, so a dump read from any directory finds the file. */
+	static char abs_path[SEG_MOD_PATH];
+	if (name[0] != '/' && !procmaps_path(base, abs_path, sizeof(abs_path)))
+		name = abs_path;
 	seg_module *mods = seg_region(h, SEG_R_MODULES);
 	uint64_t n = h->module_count;
 	for (uint64_t i = 0; i < n; i++) {

@@ -34,6 +34,7 @@ static int parse(const char *l, procmap *m)
 	const char *p = strchr(l, '/');
 	const char *b = strchr(l, '[');
 	m->special = 0;
+	m->path = p ? p : "";
 	if (!p && b)
 		m->special = !strncmp(b, "[stack]", 7) ? 2 : !strncmp(b, "[heap]", 6) ? 1 : 3;
 	return 1;
@@ -47,24 +48,57 @@ int procmaps_each(int (*fn)(void *arg, const procmap *m), void *arg)
 	static char buf[8192];
 	char line[512];
 	size_t ll = 0;
-	int r = 0;
+	int r = 0, cut = 0;
 	ssize_t n;
 	while (!r && (n = read(fd, buf, sizeof(buf))) > 0) {
 		for (ssize_t i = 0; i < n && !r; i++) {
 			if (buf[i] != '\n') {
 				if (ll < sizeof(line) - 1)
 					line[ll++] = buf[i];
+				else
+					cut = 1;
 				continue;
 			}
 			line[ll] = 0;
 			ll = 0;
 			procmap m;
-			if (parse(line, &m))
+			if (parse(line, &m)) {
+				if (cut)
+					m.path = "";   /* longer than the line: no path rather than a wrong one */
 				r = fn(arg, &m);
+			}
+			cut = 0;
 		}
 	}
 	close(fd);
 	return r < 0 ? -1 : 0;
+}
+
+typedef struct path_q {
+	uint64_t addr;
+	char *out;
+	size_t len;
+	int found;
+} path_q;
+
+static int path_one(void *arg, const procmap *m)
+{
+	path_q *q = arg;
+	if (q->addr < m->lo || q->addr >= m->hi)
+		return 0;
+	size_t n = strlen(m->path);
+	if (n && n < q->len) {
+		memcpy(q->out, m->path, n + 1);
+		q->found = 1;
+	}
+	return 1;
+}
+
+int procmaps_path(uint64_t addr, char *out, size_t len)
+{
+	path_q q = { addr, out, len, 0 };
+	procmaps_each(path_one, &q);
+	return q.found ? 0 : -1;
 }
 
 typedef struct prot_q {

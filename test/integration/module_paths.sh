@@ -1,0 +1,22 @@
+#!/bin/sh
+# module_paths.sh - a library dlopen'ed by a relative path (skynet's
+# ./luaclib/skynet.so) is recorded by its absolute path, in the dump and in
+# the live segment, so mprof-tui run from any other directory finds the
+# file and names its functions.
+. "$(dirname "$0")/../lib.sh"
+
+hook_prog dl "$TOP/test/progs/hook_dlopen.c"
+mkdir -p "$TMP/app/sub" "$TMP/elsewhere"
+cc -g -O1 -fno-omit-frame-pointer -shared -fPIC -o "$TMP/app/sub/librel.so" "$TOP/test/progs/rel_lib.c" ||
+	{ not_ok "build librel.so"; exit 0; }
+(cd "$TMP/app" && MPROF_OUT="$TMP/rel.pro" LD_PRELOAD="$HOOK" "$TMP/dl" ./sub/librel.so > /dev/null)
+expect_eq "the program ran" "$?" 0
+cd "$TMP/elsewhere" || exit 1
+expect_match "the dump records the library's absolute path" "$("$MPROF" --info "$TMP/rel.pro" | grep librel)" \
+	"$TMP/app/sub/librel\.so"
+expect_eq "read from another directory: the static function is named, with its leak" \
+	"$("$MPROF" --top=flat --format=tsv "$TMP/rel.pro" | awk -F '\t' '$5 == "rel_inner" { print $1, $2 }')" "333 3"
+expect_match "... and its source line (from the file's debug info)" \
+	"$("$MPROF" --top=flat --granularity=line "$TMP/rel.pro" | grep rel_inner)" "rel_lib\.c:[0-9]+"
+expect_eq "no module was not found" "$("$MPROF" --top=flat "$TMP/rel.pro" 2>&1 >/dev/null | grep -c 'not found')" 0
+exit 0
