@@ -583,7 +583,7 @@ static int merge(recording *r)
 			r->peak_time = f->peak_time;
 		}
 		r->end_ev = f->first_ev + f->nev;
-		r->end_time = f->t1;
+		r->end_time = f->t1 > f->t_end ? f->t1 : f->t_end;   /* the run ends when it was closed */
 		r->lost = f->lost;   /* cumulative in each checkpoint */
 		r->truncated += (uint64_t)f->truncated;
 		for (size_t k = 0; k < f->nwaits; k++) {

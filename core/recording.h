@@ -65,6 +65,7 @@ typedef struct recording {
 	mp_counts *cur;              /* nids entries */
 	uint64_t cur_ev, cur_time;
 	int64_t cur_inuse;
+	int cur_at_end;            /* cur_time is end_time (rec_seek_end), past its last event's */
 	size_t cur_file;
 	struct rec_cursor *cursor;  /* the chunks the replay decoded last; owned */
 } recording;
@@ -91,6 +92,9 @@ void rec_end_text(const recording *r, int running, char *buf, size_t len);
 
 /* Sets r->p's counters to the state at position ev (clamped to the run). */
 int rec_seek(recording *r, uint64_t ev);
+/* The same at the run's end: after its last event, at end_time (when the
+ * recording was closed, which may be later: the heap stayed as it was). */
+void rec_seek_end(recording *r);
 /* The position at time t_ns (since the process started): after every event
  * whose running time is at most t_ns. */
 uint64_t rec_ev_at(recording *r, uint64_t t_ns);

@@ -48,6 +48,7 @@ static void from_checkpoint(recording *r, size_t fi, uint64_t ev, uint64_t t)
 	memcpy(r->cur, c->c, (c->n < r->nids ? c->n : r->nids) * sizeof(mp_counts));
 	r->cur_ev = c->ev;
 	r->cur_time = c->time;
+	r->cur_at_end = 0;
 	r->cur_inuse = c->inuse;
 	r->cur_file = fi;
 }
@@ -103,7 +104,7 @@ static void seek_to(recording *r, uint64_t ev, uint64_t t)
 	size_t k = 0;
 	while (k + 1 < f->nck && f->ck[k + 1].ev <= ev)
 		k++;
-	if (!(r->cur_file == fi && r->cur_ev <= ev && r->cur_ev >= f->ck[k].ev && r->cur_time <= t))
+	if (r->cur_at_end || !(r->cur_file == fi && r->cur_ev <= ev && r->cur_ev >= f->ck[k].ev && r->cur_time <= t))
 		from_checkpoint(r, fi, ev, t);
 	replay(r, ev, t);
 	to_prof(r);
@@ -113,6 +114,15 @@ int rec_seek(recording *r, uint64_t ev)
 {
 	seek_to(r, ev, UINT64_MAX);
 	return 0;
+}
+
+void rec_seek_end(recording *r)
+{
+	seek_to(r, r->end_ev, UINT64_MAX);
+	if (r->end_time > r->cur_time) {
+		r->cur_time = r->end_time;
+		r->cur_at_end = 1;   /* the next seek starts from a checkpoint, with event times */
+	}
 }
 
 uint64_t rec_ev_at(recording *r, uint64_t t_ns)

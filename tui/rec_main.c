@@ -99,7 +99,10 @@ static const prof *batch_prof(recording *r, const rec_opts *o, prof **own, char 
 	} else {
 		if (moment(r, o->at ? o->at : "end", &a))
 			return NULL;
-		rec_seek(r, a);
+		if (!o->at || !strcmp(o->at, "end"))
+			rec_seek_end(r);   /* its time is the run's end, as the screen's End says */
+		else
+			rec_seek(r, a);
 		char m[80];
 		rec_moment_text(r, m, sizeof(m));
 		snprintf(what, wl, "the heap at %s", m);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bytes.h"
 #include "core/snapdiff.h"
 #include "symbols/sym.h"
 #include "tui/app.h"
@@ -36,6 +37,7 @@ typedef struct rec_ui {
 	recording *r;
 	sym *sy;                 /* over r->p: its frames never change */
 	size_t cur, mark;        /* buckets (0 .. r->ntl - 1) */
+	int at_end;              /* End: the cursor shows the run's last moment, not its bucket's peak */
 	int marked;
 	enum rec_mode mode;
 	new_marks marks;         /* the diff, leaks or temporaries on screen (marks.d) */
@@ -61,6 +63,18 @@ static size_t peak_bucket(const recording *r)
 	return k < 0 ? 0 : (size_t)k >= r->ntl ? r->ntl - 1 : (size_t)k;
 }
 
+/* The moment the cursor shows: the end of the run after End; else its
+ * bucket's peak, which is the bucket's start when nothing in the bucket
+ * went higher (the heap then is as the last event before it left it). */
+static double shown_s(const rec_ui *u)
+{
+	const recording *r = u->r;
+	if (u->at_end)
+		return (double)r->cur_time / 1e9;   /* rec_seek_end's: the run's end */
+	double start = bucket_s(r, u->cur), t = (double)r->cur_time / 1e9;
+	return t < start ? start : t;
+}
+
 static void title_update(app *a)
 {
 	rec_ui *u = RU(a);
@@ -81,7 +95,7 @@ static void title_update(app *a)
 		snprintf(m, sizeof(m), "TEMPORARY allocations  ");
 		break;
 	default:
-		snprintf(m, sizeof(m), "AT %.3f s  ", (double)r->cur_time / 1e9);
+		snprintf(m, sizeof(m), "AT %.3f s%s  ", shown_s(u), u->at_end ? " (END)" : "");
 		break;
 	}
 	snprintf(u->state, sizeof(u->state), "recording pid %d  %s", r->pid, m);
@@ -99,7 +113,7 @@ static void rec_show(app *a, int frames_changed)
 	prof_error err;
 	prof *d = NULL;
 	uint8_t *flags = NULL;
-	uint64_t ev = r->tl[u->cur].peak_ev, mev = r->tl[u->mark].peak_ev;
+	uint64_t ev = u->at_end ? r->end_ev : r->tl[u->cur].peak_ev, mev = r->tl[u->mark].peak_ev;
 	if (u->mode == RM_DIFF) {
 		snap sa, sb;
 		uint64_t lo = mev < ev ? mev : ev, hi = mev < ev ? ev : mev;
@@ -122,6 +136,8 @@ static void rec_show(app *a, int frames_changed)
 		rec_seek(r, ev);
 	} else if (u->mode == RM_TEMP) {
 		d = rec_temp_prof(r, u->life, &err);
+	} else if (u->at_end) {
+		rec_seek_end(r);
 	} else {
 		rec_seek(r, ev);
 	}
@@ -141,21 +157,38 @@ static int is_local_peak(const recording *r, size_t i)
 	return (i == 0 || v > r->tl[i - 1].peak) && (i + 1 == r->ntl || v >= r->tl[i + 1].peak);
 }
 
-static void move_to(app *a, long i)
+/* The cursor to bucket i, or (end) to the run's last moment, in the last bucket. */
+static void move_cursor(app *a, long i, int end)
 {
 	rec_ui *u = RU(a);
+	recording *r = u->r;
+	if (end || i >= (long)r->ntl)
+		i = (long)r->ntl - 1;
 	if (i < 0)
 		i = 0;
-	if ((size_t)i >= u->r->ntl)
-		i = (long)u->r->ntl - 1;
 	u->cur = (size_t)i;
+	u->at_end = end;
 	if (u->mode != RM_TEMP)
 		rec_show(a, 0);
-	char m[100];
-	rec_moment_text(u->r, m, sizeof(m));
-	if (u->mode == RM_STATE)
-		snprintf(a->v.status, sizeof(a->v.status), "at %s (the peak of bucket %.1f s)%s", m, bucket_s(u->r, u->cur),
-			 u->cur == peak_bucket(u->r) ? "  -- the run's PEAK" : "");
+	if (u->mode != RM_STATE)
+		return;
+	char v[40];
+	double t = shown_s(u), start = bucket_s(r, u->cur);
+	bytes_fmt(v, sizeof(v), r->cur_inuse);
+	if (end)
+		snprintf(a->v.status, sizeof(a->v.status), "at %.3f s, %s in use: the end of the run (bucket %.1f s)", t, v,
+			 start);
+	else if ((double)r->cur_time / 1e9 < start)
+		snprintf(a->v.status, sizeof(a->v.status), "at %.3f s, %s in use: nothing in bucket %.1f s went higher "
+			 "(the heap as it was since %.3f s)", t, v, start, (double)r->cur_time / 1e9);
+	else
+		snprintf(a->v.status, sizeof(a->v.status), "at %.3f s, %s in use: the peak of bucket %.1f s%s", t, v, start,
+			 u->cur == peak_bucket(r) ? "  -- the run's PEAK" : "");
+}
+
+static void move_to(app *a, long i)
+{
+	move_cursor(a, i, 0);
 }
 
 static int toggle(app *a, enum rec_mode m)
@@ -224,7 +257,7 @@ static int rec_key(app *a, int key)
 	}
 	case 'P': move_to(a, (long)peak_bucket(r)); break;
 	case KEY_HOME: move_to(a, 0); break;                   /* time, not rows: the start */
-	case KEY_END: move_to(a, (long)r->ntl - 1); break;     /* and the end */
+	case KEY_END: move_cursor(a, (long)r->ntl - 1, 1); break;   /* and the end: its last moment */
 	case 'm':
 		u->mark = u->cur;
 		u->marked = 1;
@@ -312,7 +345,7 @@ static void rec_strip_draw(app *a)
 	char line[800], pk[32], cv[32];
 	size_t pb = peak_bucket(r);
 	snprintf(line, sizeof(line), " cursor %.1f s: %s   PEAK %s at %.3f s   mark %s%.1f s%s%s",
-		 bucket_s(r, u->cur), view_fmt_value(cv, sizeof(cv), r->tl[u->cur].peak, 0),
+		 bucket_s(r, u->cur), view_fmt_value(cv, sizeof(cv), u->at_end && u->mode == RM_STATE ? r->cur_inuse : r->tl[u->cur].peak, 0),
 		 view_fmt_value(pk, sizeof(pk), r->peak, 0), (double)r->peak_time / 1e9, u->marked ? "" : "(start) ",
 		 bucket_s(r, u->mark), r->wait_count ? "   producer waited" : "", r->lost ? "   EVENTS LOST" : "");
 	put_text(a, 2, 0, a->wd, line, A_BOLD, 1);

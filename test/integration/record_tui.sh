@@ -23,7 +23,15 @@ l=$(screen | grep -F ' peak_fn ' | head -1)
 expect_match "rec tui: 0.5 s before the peak peak_fn holds less ($l)" "$l" '^ +1 +[0-9.]+ MiB 100.0% .* [1-9][0-9] peak_fn'
 keys End
 check "rec tui: End jumps to the end of the run" "cursor 2."
+end_t=$("$MPROF" --top=flat --at end "$TMP/rec" | sed -n 's/^# the heap at \([0-9.]*\) s.*/\1/p')
+expect_match "rec tui: End's title is the moment --at end names ($end_t s)" "$(screen | head -1)" "AT $end_t s \(END\)"
+expect_match "rec tui: End's status line agrees" "$(screen)" "at $end_t s, 4\.00 KiB in use: the end of the run \(bucket ${end_t%??}\b"
 expect_match "rec tui: End: the heap after the fall" "$(screen | grep -F ' after_fn')" "4.00 KiB"
+# The bucket before the end's holds no event (the program idles): its moment is its start, not an earlier event's.
+prev=$(awk -v t="$end_t" 'BEGIN { printf "%.1f", int(t * 10 + 1e-9) / 10 - 0.1 }')
+keys Left
+check "rec tui: an idle bucket's status says nothing went higher in it" "nothing in bucket $prev s went higher"
+expect_match "rec tui: ... and its title time is the bucket's start" "$(screen | head -1)" "AT ${prev}00 s"
 keys Home
 check "rec tui: Home jumps to the start of the run" "cursor 0.0 s"
 keys P

@@ -358,7 +358,10 @@ static void test_run(void **state)
 	assert_non_null(r);
 	assert_int_equal(r->end_ev, 4);
 	assert_int_equal(r->cur_inuse, 500);
-	assert_int_equal(r->end_time, 1500000);   /* 1000 us, then 500 more: the time went on */
+	assert_int_equal(r->end_time, 3000000);   /* the run ends when it was closed (END at 3 ms), after its last event at 1.5 ms */
+	rec_seek_end(r);
+	assert_int_equal(r->cur_inuse, 500);
+	assert_int_equal(r->cur_time, 3000000);   /* the end's moment is the run's end */
 	rec_seek(r, 3);
 	assert_int_equal(r->cur_inuse, 200);
 	rec_seek(r, 1);
