@@ -38,7 +38,7 @@ MPROF_DEPTH=abc MPROF_SAMPLE=-1 MPROF_FOLLOW=yes MPROF_CACHE=2 LD_PRELOAD=$HOOK 
 expect_eq "hook settings: the program's exit status unchanged" "$?" 0
 expect_eq "hook settings: one line for each bad value, naming it" "$(sort "$TMP/h.err")" "$(printf '%s\n' \
 	"mprof: MPROF_CACHE=2: not a number from 0 to 1; using the default 1" \
-	"mprof: MPROF_DEPTH=abc: not a number from 1 to 256; using the default 64" \
+	"mprof: MPROF_DEPTH=abc: not a number from 1 to 256; using the default 256" \
 	"mprof: MPROF_FOLLOW=yes: not a number from 0 to 1; using the default 1" \
 	"mprof: MPROF_SAMPLE=-1: not a number from 0 to 1099511627776; using the default 0")"
 # Unset and empty are the default, silently.
