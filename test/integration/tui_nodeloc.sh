@@ -47,6 +47,8 @@ check "s: alloc bytes" "alloc bytes"
 expect_match "alloc: handle_request shows the temporary's line" "$(row handle_request)" " handle_request  loc_leak\.c:$(L temp)$"
 expect_match "alloc: main shows the warm_up call (136 KiB)" "$(row main)" " main  loc_leak\.c:$(L warm)$"
 keys s
+check "s: at peak bytes (the dump kept its peak)" "at peak bytes"
+keys s
 check "s: in use bytes again" "in use bytes"
 expect_match "in use again: handle_request shows the kept line" "$(row handle_request)" " handle_request  loc_leak\.c:$(L kept)$"
 
