@@ -34,6 +34,14 @@ tmux_down() {
 }
 screen() { tm capture-pane -p -t t; }
 keys() { tm send-keys -t t "$@"; }
+# screen_settled: a capture equal to the next one, 50 ms later: a live
+# screen caught while it redraws shows new rows above old ones.
+screen_settled() {
+	_a=$(screen)
+	while _b=$(screen_after_50ms) && [ "$_a" != "$_b" ]; do _a=$_b; done
+	printf '%s\n' "$_a"
+}
+screen_after_50ms() { sleep 0.05; screen; }
 # wait_for TEXT [tenths]: polls the pane until TEXT shows (default 30 s:
 # sanitized builds on a busy machine are slow; a pass returns at once).
 wait_for() {

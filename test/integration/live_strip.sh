@@ -77,12 +77,12 @@ keys d
 check "strip: d asks which two" "diff FROM TO"
 keys "1 now" Enter
 check "strip: the diff #1 -> now opens" "growth #1 -> now: +"
-s=$(screen)
+s=$(screen_settled)
 g0=$(status_growth "$s")
 expect_eq "strip: the status's growth is the title's total" "$g0" "$(title_total "$s")"
 # The leak goes on: wait until the title moves, then both must say the same.
 n=0
-while s=$(screen) && [ "$(title_total "$s")" = "$g0" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+while s=$(screen_settled) && [ "$(title_total "$s")" = "$g0" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
 t=$(title_total "$s")
 if [ "$t" != "$g0" ]; then ok "strip: the title's growth moved on ($g0 -> $t)"; else not_ok "strip: the title's growth moved on" "$g0"; fi
 expect_eq "strip: the status's growth moved with the title" "$(status_growth "$s")" "$t"
