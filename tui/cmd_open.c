@@ -32,8 +32,11 @@ int opened_load(opened *f, const cli *c, const char *path)
 		fprintf(stderr, "mprof-tui: %s\n", err.msg);
 		return EXIT_BAD;
 	}
-	if (c->peak && cmd_peak_select(f->p, path))
+	if (c->peak && cmd_peak_select(f->p, path)) {
+		prof_free(f->p);   /* ours, given or loaded */
+		f->p = NULL;
 		return EXIT_BAD;
+	}
 	if (c->diff_base) {   /* --diff BASE NEW: from here on p holds NEW - BASE */
 		sym_opts bso = c->so, nso = c->so;
 		bso.profile_path = c->diff_base;
@@ -42,6 +45,8 @@ int opened_load(opened *f, const cli *c, const char *path)
 		prof *b = prof_load(c->diff_base, &err);
 		if (b && c->peak && cmd_peak_select(b, c->diff_base)) {
 			prof_free(b);
+			prof_free(f->p);
+			f->p = NULL;
 			return EXIT_BAD;
 		}
 		prof *d = b ? sym_diff_build(b, &bso, f->p, NULL, &nso, &ds, &err) : NULL;
