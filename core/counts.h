@@ -22,4 +22,12 @@ static inline void counts_add(mp_counts *d, const mp_counts *s)
 	d->free_bytes += s->free_bytes;
 }
 
+/* Objects and bytes in use, never below 0 (a lane read a little stale,
+ * or frees of blocks allocated before the counts began). */
+static inline void counts_inuse(const mp_counts *c, uint64_t *objs, uint64_t *bytes)
+{
+	*objs = c->alloc_objs > c->free_objs ? c->alloc_objs - c->free_objs : 0;
+	*bytes = c->alloc_bytes > c->free_bytes ? c->alloc_bytes - c->free_bytes : 0;
+}
+
 #endif

@@ -19,16 +19,16 @@ void prof_peak_now(prof *p, int64_t now_ns)
 {
 	uint64_t b = 0, o = 0;
 	for (size_t i = 0; i < p->samples.len; i++) {
-		const mp_counts *c = &p->samples.v[i].c;
-		b += c->alloc_bytes > c->free_bytes ? c->alloc_bytes - c->free_bytes : 0;
-		o += c->alloc_objs > c->free_objs ? c->alloc_objs - c->free_objs : 0;
+		uint64_t so, sb;
+		counts_inuse(&p->samples.v[i].c, &so, &sb);
+		b += sb;
+		o += so;
 	}
 	if (p->meta.peak.time_ns && b <= p->meta.peak.bytes)
 		return;
 	for (size_t i = 0; i < p->samples.len; i++) {
 		prof_sample *s = &p->samples.v[i];
-		s->peak_objs = s->c.alloc_objs > s->c.free_objs ? s->c.alloc_objs - s->c.free_objs : 0;
-		s->peak_bytes = s->c.alloc_bytes > s->c.free_bytes ? s->c.alloc_bytes - s->c.free_bytes : 0;
+		counts_inuse(&s->c, &s->peak_objs, &s->peak_bytes);
 	}
 	p->meta.peak.time_ns = now_ns;
 	p->meta.peak.bytes = b;

@@ -322,13 +322,17 @@ static void apply_prompts(app *a, int r)
 	if ((r & REACT_PROMPT) && a->ask.answer) {
 		void (*fn)(app *, const char *) = a->ask.answer;
 		a->ask.answer = NULL;   /* asked once */
-		char key[2] = { 0, 0 };
-		char *ans = !a->ask.keys[0] ? prompt(a, a->ask.lead) : (key[0] = (char)choose(a)) ? strdup(key) : NULL;
+		char key[2] = { 0, 0 }, *line = NULL;   /* a choice's key, or a line (freed here) */
+		if (a->ask.keys[0])
+			key[0] = (char)choose(a);
+		else
+			line = prompt(a, a->ask.lead);
+		const char *ans = line ? line : key[0] ? key : NULL;
 		if (ans)
 			fn(a, ans);
 		else
 			snprintf(a->v.status, sizeof(a->v.status), "cancelled");
-		free(ans);
+		free(line);
 	}
 	if (r & REACT_PROMPT_EXPORT) {
 		char *fmt = prompt(a, "export as pprof, folded, skynet, native or callgraph [folded]: ");

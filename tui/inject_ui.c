@@ -58,8 +58,7 @@ int inject_offer(int pid, const char *lib, prof_error *err)
 
 int inject_quit_said(int pid, int detach)
 {
-	int flags = inject_seg_flags(pid);
-	if (flags < 0 || !(flags & SEG_FLAG_LATE) || (flags & SEG_FLAG_DETACHED) || proc_gone(pid))
+	if (!inject_still_records(pid))
 		return 0;
 	if (!detach) {
 		fprintf(stderr, "mprof-tui: libmprof.so still records in process %d; mprof-tui --detach %d stops it\n",

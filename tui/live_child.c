@@ -9,7 +9,6 @@
 
 #include "attach/inject/inject.h"
 #include "attach/live/launch.h"
-#include "attach/proc/procfs.h"
 #include "core/path.h"
 #include "tui/app.h"
 #include "tui/live_ui.h"
@@ -58,9 +57,8 @@ int live_quit_key(app *a, int key)
 	}
 	char lead[sizeof(a->ask.lead)];
 	int pid = lv->fu.f.pid;
-	if (!lv->cmd && lv->late && !lv->fu.f.exited && !proc_gone(pid)) {
-		int flags = inject_seg_flags(pid);
-		if (flags < 0 || !(flags & SEG_FLAG_LATE) || (flags & SEG_FLAG_DETACHED))
+	if (!lv->cmd && lv->late && !lv->fu.f.exited) {
+		if (!inject_still_records(pid))
 			return REACT_QUIT;
 		snprintf(lead, sizeof(lead), "quit: the hook still records in pid %d: d detach it (its calls go to "
 			 "libc again), k keep it recording: ", pid);

@@ -26,9 +26,8 @@ static void peak_copy(seg_header *h)
 	for (uint64_t s = 0; s < ns; s++) {
 		mp_counts c;
 		seg_counter_sum(h, cnt, s, &c);
-		/* another thread's lane may be a little stale: never below 0 */
-		uint64_t o = c.alloc_objs > c.free_objs ? c.alloc_objs - c.free_objs : 0;
-		uint64_t b = c.alloc_bytes > c.free_bytes ? c.alloc_bytes - c.free_bytes : 0;
+		uint64_t o, b;
+		counts_inuse(&c, &o, &b);   /* another thread's lane may be a little stale */
 		__atomic_store_n(&ps[s].objs, o, __ATOMIC_RELAXED);
 		__atomic_store_n(&ps[s].bytes, b, __ATOMIC_RELAXED);
 		tb += b;

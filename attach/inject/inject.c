@@ -43,6 +43,12 @@ int inject_seg_flags(int pid)
 	return (int)(h.flags & 0xffff);
 }
 
+int inject_still_records(int pid)
+{
+	int flags = inject_seg_flags(pid);
+	return flags >= 0 && (flags & SEG_FLAG_LATE) && !(flags & SEG_FLAG_DETACHED) && !proc_gone(pid);
+}
+
 #if !defined(__x86_64__)
 
 int inject_load(int pid, const char *lib, char *alloc, size_t alloc_cap, prof_error *err)

@@ -29,5 +29,8 @@ int inject_detach(int pid, prof_error *err);
 
 /* The segment's SEG_FLAG_* of pid, or -1 when it has none. */
 int inject_seg_flags(int pid);
+/* 1 when pid runs with a hook that was injected (SEG_FLAG_LATE) and still
+ * records (not detached): what quitting a session on it asks about. */
+int inject_still_records(int pid);
 
 #endif

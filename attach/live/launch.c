@@ -80,6 +80,9 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
+/* What the child writes to its output file when its exec fails. */
+#define LAUNCH_EXEC_ERR "mprof-tui: cannot run "
+
 int launch_start(char *const argv[], const char *lib, char *out, size_t out_len, int timeout_ms,
 		 pid_t *pid, prof_error *err)
 {
@@ -115,7 +118,7 @@ int launch_start(char *const argv[], const char *lib, char *out, size_t out_len,
 		signal(SIGPIPE, SIG_DFL);
 		set_preload(lib);
 		execvp(argv[0], argv);
-		dprintf(2, "mprof-tui: cannot run %s: %s\n", argv[0], strerror(errno));
+		dprintf(2, "%s%s: %s\n", LAUNCH_EXEC_ERR, argv[0], strerror(errno));
 		_exit(127);
 	}
 	close(fd);
@@ -127,8 +130,8 @@ int launch_start(char *const argv[], const char *lib, char *out, size_t out_len,
 		if (waitpid(c, &st, WNOHANG) == c) {
 			char line[256];
 			file_first_line(out, line, sizeof(line));   /* exec errors land there */
-			if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && !strncmp(line, "mprof-tui: cannot run ", strlen("mprof-tui: cannot run "))) {
-				prof_errorf(err, "%s", line + 11);
+			if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && !strncmp(line, LAUNCH_EXEC_ERR, strlen(LAUNCH_EXEC_ERR))) {
+				prof_errorf(err, "%s", line + strlen("mprof-tui: "));   /* the caller says mprof-tui: */
 				unlink(out);   /* it held only the exec error, said now */
 			} else if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && line[0]) {
 				prof_errorf(err, "%s", line);

@@ -205,27 +205,9 @@ int seg_open_path(seg_map *m, const char *path, seg_header *hc, prof_error *err)
 	return seg_map_path(m, path, hc, 0, err);
 }
 
-int seg_open_arg(seg_map *m, const char *opt, const char *pid_arg, seg_header *hc, int writable, FILE *err)
-{
-	int pid = proc_pid_arg(pid_arg);
-	if (pid < 0) {
-		fprintf(err, "mprof-tui: %s takes one process id, not '%s'\n", opt, pid_arg);
-		return -1;
-	}
-	char path[64];
-	prof_error e;
-	snprintf(path, sizeof(path), SEG_PATH_FMT, pid);
-	int missing = access(path, F_OK) && errno == ENOENT;
-	if (missing)
-		seg_missing(pid, NULL, &e);
-	if (missing || seg_map_path(m, path, hc, writable, &e)) {
-		fprintf(err, "mprof-tui: %s\n", e.msg);
-		return -1;
-	}
-	return pid;
-}
-
-int seg_open(seg_map *m, int pid, prof_error *err)
+/* /dev/shm/mprof-PID mapped as seg_map_path does; when there is no such
+ * file, why (seg_missing: no process, or one without the hook). */
+static int seg_map_pid(seg_map *m, int pid, seg_header *hc, int writable, prof_error *err)
 {
 	char path[64];
 	snprintf(path, sizeof(path), SEG_PATH_FMT, pid);
@@ -234,7 +216,27 @@ int seg_open(seg_map *m, int pid, prof_error *err)
 		seg_missing(pid, NULL, err);
 		return -1;
 	}
-	return seg_open_path(m, path, NULL, err);
+	return seg_map_path(m, path, hc, writable, err);
+}
+
+int seg_open_arg(seg_map *m, const char *opt, const char *pid_arg, seg_header *hc, int writable, FILE *err)
+{
+	int pid = proc_pid_arg(pid_arg);
+	if (pid < 0) {
+		fprintf(err, "mprof-tui: %s takes one process id, not '%s'\n", opt, pid_arg);
+		return -1;
+	}
+	prof_error e;
+	if (seg_map_pid(m, pid, hc, writable, &e)) {
+		fprintf(err, "mprof-tui: %s\n", e.msg);
+		return -1;
+	}
+	return pid;
+}
+
+int seg_open(seg_map *m, int pid, prof_error *err)
+{
+	return seg_map_pid(m, pid, NULL, 0, err);
 }
 
 void seg_missing(int pid, const char *lib, prof_error *err)
