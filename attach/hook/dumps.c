@@ -17,7 +17,7 @@
 static char out_path[4096];
 static int out_v1, forked_child;
 static int descendant;    /* exec'd by a hooked process: names its dump */
-static int forks_dump;    /* MPROF_FORKS=1: forked children dump too */
+static int forks_dump;    /* MPROF_FORKS=1: children (forked, or started by one that records) dump too */
 static unsigned dump_seq;
 
 void dumps_init(void)
@@ -74,7 +74,8 @@ void dumps_finish(int in_signal)
 	hook_self_enter();
 	ring_sweep(h, NULL, 0);   /* threads still alive keep their last events staged: into the ring */
 	record_stop();
-	if (out_path[0] && (!forked_child || forks_dump))
+	/* a wrapper's helpers (dirname, readlink) leave no dumps: the user's program is the process started */
+	if (out_path[0] && (!(forked_child || descendant) || forks_dump))
 		dump_to(h, 0, in_signal);
 	__atomic_store_n(&h->state, SEG_STATE_EXITED, __ATOMIC_RELEASE);
 	char sp[64];

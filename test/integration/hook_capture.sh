@@ -159,11 +159,11 @@ else
 fi
 expect_eq "hook fork: segments removed at exit" "$(ls /dev/shm/mprof-$cpid 2> /dev/null)" ""
 
-# A launcher: the shell the user started writes MPROF_OUT; the program it
-# runs (fork + exec) writes its own dump beside it, named by program and
-# pid, so neither overwrites the other.
+# A launcher: the shell the user started writes MPROF_OUT; with
+# MPROF_FORKS=1 the program it runs (fork + exec) writes its own dump
+# beside it, named by program and pid, so neither overwrites the other.
 mkdir "$TMP/launch"
-MPROF_OUT=$TMP/launch/o.pro LD_PRELOAD=$HOOK sh -c "'$TMP/leaks' > /dev/null; echo x > /dev/null"; st=$?
+MPROF_FORKS=1 MPROF_OUT=$TMP/launch/o.pro LD_PRELOAD=$HOOK sh -c "'$TMP/leaks' > /dev/null; echo x > /dev/null"; st=$?
 expect_eq "hook launcher: the shell's status" "$st" 0
 kid=$(cd "$TMP/launch" && ls | grep -v '^o\.pro$')
 expect_match "hook launcher: the child's dump is named by program and pid" "$kid" "^o\.leaks\.[0-9]+\.pro$"

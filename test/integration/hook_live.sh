@@ -106,10 +106,20 @@ expect_eq "hook: no segment, output unchanged" "$(cat "$TMP/nos.out")" "hook_lea
 expect_eq "hook: no segment, one line on stderr" "$(wc -l < "$TMP/nos.err")" 1
 expect_match "hook: no segment, says why" "$(cat "$TMP/nos.err")" "^mprof: no room for /dev/shm/mprof-[0-9]+: not recording$"
 
-# exec: children are followed by default; MPROF_FOLLOW=0 strips the hook.
+# exec: children are followed by default (MPROF_FORKS=1: each dumps);
+# MPROF_FOLLOW=0 strips the hook.
 # (The trailing "true" keeps sh from exec-ing the last command itself.)
-LD_PRELOAD=$HOOK MPROF_OUT="$TMP/f.%p.pro" sh -c "$TMP/leaks > /dev/null; $TMP/leaks > /dev/null; true"
+LD_PRELOAD=$HOOK MPROF_FORKS=1 MPROF_OUT="$TMP/f.%p.pro" sh -c "$TMP/leaks > /dev/null; $TMP/leaks > /dev/null; true"
 expect_eq "hook: children followed (%p names each dump)" "$(ls "$TMP"/f.*.pro | wc -l)" 3
+# Without MPROF_FORKS=1 a child records (live) but leaves no dump: the
+# process started writes MPROF_OUT, and so does what it execs into (a
+# wrapper's last exec), not the helpers it ran before.
+LD_PRELOAD=$HOOK MPROF_OUT="$TMP/w.pro" sh -c "dirname /a/b > /dev/null; readlink -f . > /dev/null; exec $TMP/leaks > /dev/null"
+expect_eq "hook: a wrapper's helpers leave no dump" "$(ls "$TMP"/w*.pro | tr '\n' ' ')" "$TMP/w.pro "
+"$MPROF" --top=flat --limit 3 "$TMP/w.pro" > "$TMP/w.top" 2> /dev/null
+expect_match "hook: the dump is the program the wrapper execs" "$(cat "$TMP/w.top")" "leak_malloc"
+LD_PRELOAD=$HOOK MPROF_OUT="$TMP/ch.pro" sh -c "$TMP/leaks > /dev/null; true"
+expect_eq "hook: a child's dump needs MPROF_FORKS=1" "$(ls "$TMP"/ch*.pro | tr '\n' ' ')" "$TMP/ch.pro "
 LD_PRELOAD=$HOOK MPROF_FOLLOW=0 MPROF_OUT="$TMP/n.%p.pro" sh -c "$TMP/leaks > /dev/null; $TMP/leaks > /dev/null; true"
 expect_eq "hook: MPROF_FOLLOW=0, only the first process" "$(ls "$TMP"/n.*.pro | wc -l)" 1
 expect_eq "hook: MPROF_FOLLOW=0 strips LD_PRELOAD for children" \
