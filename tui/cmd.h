@@ -57,6 +57,7 @@ typedef struct cli {
 	int keep;                        /* --keep: a hook loaded for the window stays on */
 	prof *given;                     /* a profile already in memory (the window's):
 					  * opened_load takes it instead of reading path */
+	const char *ui_status;           /* the file UI's first status line (a launch that ended early) */
 	uint64_t opts;                   /* CMD_BIT of every option given */
 	int dashdash;                    /* "--" then COMMAND: argv + optind is it */
 	int nargs;                       /* the words after the options (argc - optind) */

@@ -46,7 +46,7 @@ int cmd_file_ui(const cli *c, const char *base_path, const char *path, int g, in
 	}
 	tui_file_opts to = { .p = f.p, .m = &f.m, .a = &f.a, .path = path, .sy = f.sy, .gran = g,
 			     .alloc = c->ro.alloc, .objects = c->ro.objects, .base = base,
-			     .base_path = base_path, .diff_open = diff_open, .so = &f.so };
+			     .base_path = base_path, .diff_open = diff_open, .so = &f.so, .status = c->ui_status };
 	rc = tui_run(&to);
 	opened_free(&f, 1);
 	prof_free(base);

@@ -54,10 +54,13 @@ static const cmd_text record_help[] = {
 
 static const cmd_text launch_help[] = {
 	{ SLOT_USE_LAUNCH,
-	  "       mprof-tui [--interval MS] -- COMMAND [ARGS...]\n" },
+	  "       mprof-tui [--interval MS] [-o FILE] -- COMMAND [ARGS...]\n" },
 	{ SLOT_LIVE_LAUNCH,
 	  "  -- COMMAND ARGS      start COMMAND with the hook preloaded and follow\n"
-	  "                       it; its output goes to a file named on screen\n"
+	  "                       it; its output goes to a file named on screen,\n"
+	  "                       its profile to mprof.COMMAND.PID.pro here (-o FILE:\n"
+	  "                       there); through a wrapper script's exec, the\n"
+	  "                       screen follows the program it runs\n"
 	  "  --interval MS        refresh period (default 500)\n" },
 	{ 0, NULL },
 };
@@ -83,15 +86,25 @@ static int main_attach(const cli *c, const char *pid_arg, int extra)
 	return tui_live(&lo);
 }
 
-/* -- COMMAND ARGS: start it with the hook preloaded and follow it. */
-static int main_launch(const cli *c, char *const *cmd)
+/* -- COMMAND ARGS: start it with the hook preloaded and follow it; one
+ * that ended before its screen was up opens as the profile it left. */
+static int main_launch(cli *c, char *const *cmd)
 {
 	int g = cli_gran(c);
 	if (g < 0)
 		return EXIT_BAD;
+	char ended[4096] = "";
 	tui_live_opts lo = { .argv = cmd, .interval_ms = (int)c->interval, .so = c->so, .gran = g,
-			     .alloc = c->ro.alloc, .objects = c->ro.objects };
-	return tui_live(&lo);
+			     .alloc = c->ro.alloc, .objects = c->ro.objects, .out = c->snap_out,
+			     .ended = ended, .ended_len = sizeof(ended) };
+	int rc = tui_live(&lo);
+	if (rc != TUI_LIVE_ENDED)
+		return rc;
+	char status[512];
+	snprintf(status, sizeof(status), "%.60s ended before its screen was up: its final profile (%.300s); q quits",
+		 cmd[0], ended);
+	c->ui_status = status;
+	return cmd_file_ui(c, NULL, ended, g, 0);
 }
 
 static int live_run(cli *c, int argc, char **argv)
@@ -177,7 +190,7 @@ const cmd cmd_record = {
 
 const cmd cmd_launch = {
 	.name = "-- COMMAND",
-	.takes = CMD_BIT(OPT_INTERVAL) | CMD_METRIC | CMD_SYMS,
+	.takes = CMD_BIT(OPT_INTERVAL) | CMD_BIT(OPT_OUTPUT) | CMD_METRIC | CMD_SYMS,
 	.help = launch_help,
 	.claims = launch_claims,
 	.run = launch_run,

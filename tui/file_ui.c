@@ -28,6 +28,8 @@ int tui_run(const tui_file_opts *o)
 	if (o->objects)
 		view_toggle_objects(&a.v);
 	app_missing_status(&a, "keep the recorded names");
+	if (o->status && !a.v.status[0])
+		snprintf(a.v.status, sizeof(a.v.status), "%s", o->status);
 	a.mode = &file_mode;
 	if (o->base && filediff_init(&a, o->base, o->base_path, o->so, o->diff_open)) {
 		fprintf(stderr, "mprof-tui: out of memory\n");

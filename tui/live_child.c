@@ -5,7 +5,10 @@
  * q leaves a hook mprof-tui injected (d detach it, k keep it recording):
  * every quit question is one key on the screen, Esc stays. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "attach/inject/inject.h"
 #include "attach/live/launch.h"
@@ -71,11 +74,25 @@ int live_quit_key(app *a, int key)
 	return app_choose(a, quit_answer, "ydn", 'y', lead) | REACT_REDRAW;
 }
 
+/* "; profile written to FILE" once the child ended (or that none was),
+ * "" when MPROF_OUT from the environment names it. */
+static void dump_said(const live_ui *lv, int running, char *buf, size_t len)
+{
+	if (!lv->dump[0])
+		buf[0] = 0;
+	else if (running)
+		snprintf(buf, len, "; its profile goes to %s when it exits", lv->dump);
+	else if (!access(lv->dump, R_OK))
+		snprintf(buf, len, "; profile written to %s", lv->dump);
+	else
+		snprintf(buf, len, "; no profile was written to %s", lv->dump);
+}
+
 /* Says how a -- CMD child ended, or stops it when it still runs (asked
  * to detach: leaves it running, and says where to follow it again). */
 void live_child_end(live_ui *lv)
 {
-	char said[600];
+	char said[600], pro[4200];
 	/* Seen exiting (the hook's mark) but not yet reaped: it is ending, give it a second. */
 	for (int i = 0; i < 100 && lv->fu.f.exited && lv->fu.f.child > 0 && lv->fu.f.child_status < 0; i++) {
 		struct timespec ts = { 0, 10000000 };
@@ -83,33 +100,87 @@ void live_child_end(live_ui *lv)
 		follow_check_exit(&lv->fu.f);
 	}
 	if (lv->cmd && lv->ran && lv->fu.f.child_status < 0 && lv->leave) {
+		dump_said(lv, 1, pro, sizeof(pro));
 		fprintf(stderr, "mprof-tui: left %s (pid %d) running under the hook; its output is in %s; "
-			"mprof-tui --attach %d follows it again\n", lv->cmd, (int)lv->fu.f.child, lv->out, (int)lv->fu.f.child);
+			"mprof-tui --attach %d follows it again%s\n", lv->cmd, (int)lv->fu.f.child, lv->out,
+			(int)lv->fu.f.child, pro);
 	} else if (lv->cmd && lv->ran && lv->fu.f.child_status < 0) {
 		live_child_stop(lv);
 		launch_out_settle(lv->out, said, sizeof(said));
-		fprintf(stderr, "mprof-tui: stopped %s (pid %d); %s\n", lv->cmd, (int)lv->fu.f.child, said);
+		dump_said(lv, 0, pro, sizeof(pro));
+		fprintf(stderr, "mprof-tui: stopped %s (pid %d); %s%s\n", lv->cmd, (int)lv->fu.f.child, said, pro);
 	} else if (lv->cmd && lv->ran) {
 		launch_out_settle(lv->out, said, sizeof(said));
-		fprintf(stderr, "mprof-tui: %s (pid %d) ended; %s\n", lv->cmd, (int)lv->fu.f.child, said);
+		dump_said(lv, 0, pro, sizeof(pro));
+		fprintf(stderr, "mprof-tui: %s (pid %d) ended; %s%s\n", lv->cmd, (int)lv->fu.f.child, said, pro);
 	} else if (lv->cmd) {
 		live_child_stop(lv);
 		launch_out_settle(lv->out, said, sizeof(said));
 	}
 }
 
+/* Where a launch's profile goes: -o FILE, MPROF_OUT's own (NULL: left to
+ * the environment, lv->dump ""), else mprof.PROG.%p.pro in the current
+ * directory, or in TMPDIR when that is not writable; absolute, as the
+ * program may change directory. */
+static const char *dump_pattern(live_ui *lv, const tui_live_opts *o, char *buf, size_t len)
+{
+	char dir[2048];   /* leaves room in buf for the name */
+	if (o->out && o->out[0] == '/') {
+		snprintf(buf, len, "%s", o->out);
+	} else if (o->out) {
+		if (!getcwd(dir, sizeof(dir)))
+			snprintf(dir, sizeof(dir), ".");
+		snprintf(buf, len, "%s/%s", dir, o->out);
+	} else if (getenv("MPROF_OUT") && *getenv("MPROF_OUT")) {
+		lv->dump[0] = 0;
+		return NULL;
+	} else {
+		const char *tmp = getenv("TMPDIR");
+		if (!getcwd(dir, sizeof(dir)) || access(dir, W_OK))
+			snprintf(dir, sizeof(dir), "%s", tmp && *tmp ? tmp : "/tmp");
+		launch_dump_name(buf, len, dir, o->argv[0], "%p");
+	}
+	return buf;
+}
+
+/* The pattern with the child's pid for the hook's %p. */
+static void dump_resolve(live_ui *lv, const char *pat, pid_t pid)
+{
+	char *p = strstr(pat, "%p");
+	if (!p || p != pat + strlen(pat) - strlen(".pro") - 2) {   /* -o FILE: as given */
+		snprintf(lv->dump, sizeof(lv->dump), "%s", pat);
+		return;
+	}
+	snprintf(lv->dump, sizeof(lv->dump), "%.*s%d.pro", (int)(p - pat), pat, (int)pid);
+}
+
 /* -- CMD: started under the hook, Ctrl-C from then on stopping it too;
- * 2 (said on stderr) when it could not be. */
-int live_child_start(live_ui *lv, char *const *argv, const char *lib, int have_lib, prof_error *err, pid_t *pid)
+ * 2 (said on stderr) when it could not be, TUI_LIVE_ENDED when it ended
+ * before its segment was seen and left its profile (path in o->ended). */
+int live_child_start(live_ui *lv, const tui_live_opts *o, const char *lib, int have_lib, prof_error *err, pid_t *pid)
 {
 	if (!have_lib) {
 		fprintf(stderr, "mprof-tui: %s\n", err->msg);
 		return 2;
 	}
 	app_signals_install();   /* Ctrl-C from here on stops the child too */
-	if (launch_start(argv, lib, lv->out, sizeof(lv->out), 5000, pid, err)) {
+	char pat[4096];
+	const char *dump = dump_pattern(lv, o, pat, sizeof(pat));
+	int early;
+	if (launch_start(o->argv, lib, dump, lv->out, sizeof(lv->out), 5000, pid, &early, err)) {
+		if (early >= 0 && dump && o->ended) {
+			dump_resolve(lv, dump, *pid);
+			if (!access(lv->dump, R_OK)) {
+				snprintf(o->ended, o->ended_len, "%s", lv->dump);
+				fprintf(stderr, "mprof-tui: %s; profile written to %s\n", err->msg, lv->dump);
+				return TUI_LIVE_ENDED;
+			}
+		}
 		fprintf(stderr, "mprof-tui: %s\n", err->msg);
 		return 2;
 	}
+	if (dump)
+		dump_resolve(lv, dump, *pid);
 	return 0;
 }

@@ -120,6 +120,44 @@ int live_refresh(app *a)
 	return 1;
 }
 
+/* The process ran a new program under the hook (exec: a wrapper script's
+ * last step): follow that program from its new segment. The old one's
+ * snapshots and diff go (their stacks are not the new program's); the
+ * child we started stays ours. 1 when switched; else tried next refresh. */
+static int live_exec_follow(app *a)
+{
+	live_ui *lv = LV(a);
+	follow nf;
+	prof_error err;
+	if (follow_open(&nf, lv->fu.f.pid, NULL, &err))
+		return 0;
+	if (lv->diff)
+		live_diff_close(a);
+	for (int i = 0; i < lv->nsnaps; i++)
+		snap_free(&lv->snaps[i]);
+	lv->nsnaps = 0;
+	nf.child = lv->fu.f.child;
+	nf.child_status = lv->fu.f.child_status;
+	follow old = lv->fu.f;
+	lv->fu.f = nf;
+	lv->execs++;
+	lv->late = inject_seg_flags(nf.pid) > 0 && (inject_seg_flags(nf.pid) & SEG_FLAG_LATE);
+	lv->allocs_tries = 20;
+	int bad = follow_sync(&lv->fu.f) < 0;
+	follow_ui_sym(&lv->fu, a, 1);   /* closes the old program's symbols, which old's p backs */
+	view_reload(&a->v, lv->fu.f.p, 1);
+	follow_close(&old);
+	lv->marks.gen++;
+	moment_take(lv);
+	live_title_update(a);
+	if (bad)
+		snprintf(a->v.status, sizeof(a->v.status), "out of memory reading the segment");
+	else
+		snprintf(a->v.status, sizeof(a->v.status), "pid %d ran a new program (exec): following %.200s",
+			 lv->fu.f.pid, follow_ui_cmdline(lv->fu.f.p));
+	return 1;
+}
+
 /* Adds the allocators the hook found beyond the program's malloc to the
  * status line's note, once the hook has written its table. */
 static void allocs_note(live_ui *lv)
@@ -148,6 +186,8 @@ static int live_tick(app *a)
 		lv->next_drain = now + LIVE_DRAIN_MS;
 	}
 	if (!lv->final_done && follow_ui_due(&lv->fu, now, 0)) {
+		if (follow_execd(&lv->fu.f))
+			redraw |= live_exec_follow(a);
 		if (lv->allocs_tries > 0)
 			allocs_note(lv);
 		int gone = follow_check_exit(&lv->fu.f);
@@ -291,8 +331,11 @@ int tui_live(const tui_live_opts *o)
 		fprintf(stderr, "mprof-tui: live mode needs a terminal\n");
 		return 2;
 	}
-	if (o->argv && live_child_start(&lv, o->argv, lib, have_lib, &err, &pid))
-		return 2;
+	if (o->argv) {
+		int st = live_child_start(&lv, o, lib, have_lib, &err, &pid);
+		if (st)
+			return st;
+	}
 	/* No segment: offer to load the hook with ptrace (one key). */
 	if (!o->argv && tty && have_lib && inject_seg_flags((int)pid) < 0 && inject_offer((int)pid, lib, &err) < 0) {
 		fprintf(stderr, "mprof-tui: %s\n", err.msg);

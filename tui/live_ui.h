@@ -44,12 +44,14 @@ typedef struct live_ui {
 	char note[600];          /* the status line's right end */
 	char growth[VIEW_STATUS_LEN];   /* the diff's status line, rewritten as "now" moves while it shows */
 	char out[512];           /* -- CMD: where its output goes */
+	char dump[4096];         /* -- CMD: the profile it leaves ("" when MPROF_OUT names it) */
 	const char *cmd;         /* -- CMD: argv[0], reported when it is stopped */
 	int ran;                 /* the UI ran: say how the child ended */
 	int leave;               /* quit with "detach": the child runs on */
 	int unhook;              /* quit with "detach" from a hook we injected: take it out */
 	int late;                /* the hook was injected: history before it is unknown */
 	int allocs_tries;        /* reads of the allocator table left (the hook writes it at start) */
+	int execs;               /* new programs the process ran (exec) while followed */
 } live_ui;
 
 static inline live_ui *LV(const app *a)
@@ -85,6 +87,6 @@ void live_zoom_key(app *a, int key);
 void live_child_stop(live_ui *lv);
 int live_quit_key(app *a, int key);
 void live_child_end(live_ui *lv);
-int live_child_start(live_ui *lv, char *const *argv, const char *lib, int have_lib, prof_error *err, pid_t *pid);
+int live_child_start(live_ui *lv, const tui_live_opts *o, const char *lib, int have_lib, prof_error *err, pid_t *pid);
 
 #endif

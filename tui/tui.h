@@ -27,6 +27,7 @@ typedef struct tui_file_opts {
 	const char *base_path;
 	int diff_open;           /* --diff BASE NEW: the diff on from the start */
 	const sym_opts *so;      /* to open symbols over the diff */
+	const char *status;      /* the first status line, or NULL */
 } tui_file_opts;
 
 /* Runs the UI on the terminal until the user quits. Restores the terminal
@@ -42,7 +43,16 @@ typedef struct tui_live_opts {
 	int gran;                /* the first granularity (a sym_gran) */
 	int alloc, objects;      /* --alloc, --objects: the starting metric */
 	sym_opts so;             /* --root, --search-path, --source-dir */
+	const char *out;         /* -- CMD: -o FILE, the profile it leaves; NULL: MPROF_OUT's, else
+				  * mprof.PROG.PID.pro in the current directory */
+	char *ended;             /* -- CMD that ended before the screen was up: its profile's path
+				  * goes here (ended_len bytes) and tui_live returns TUI_LIVE_ENDED */
+	size_t ended_len;
 } tui_live_opts;
+
+/* tui_live's status for a program that ended before its screen was up,
+ * leaving its profile in o->ended (the caller opens it). */
+#define TUI_LIVE_ENDED 3
 
 /* Runs the live UI until the user quits. Errors (no such process, another
  * user's, no segment, a bad one) print one line and return 2. */

@@ -28,13 +28,8 @@ int dumpname_init(void)
 	/* The parent records too when its segment is there, made by that pid. */
 	char path[64];
 	snprintf(path, sizeof(path), SEG_PATH_FMT, (int)getppid());
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return 0;
 	seg_header hd;
-	ssize_t r = pread(fd, &hd, sizeof(hd), 0);
-	close(fd);
-	return r == (ssize_t)sizeof(hd) && !memcmp(hd.magic, SEG_MAGIC, 8) && hd.pid == (int64_t)getppid();
+	return seg_file_header(path, &hd) && hd.pid == (int64_t)getppid();
 }
 
 void dumpname_path(char *dst, size_t cap, const char *pattern, int other, unsigned seq)

@@ -174,6 +174,17 @@ int follow_check_exit(follow *f)
 	return f->exited;
 }
 
+int follow_execd(const follow *f)
+{
+	if (f->pid <= 0 || f->exited || !f->m.h)
+		return 0;
+	char path[64];
+	seg_header h;
+	snprintf(path, sizeof(path), SEG_PATH_FMT, f->pid);
+	return seg_file_header(path, &h) && h.pid == (int64_t)f->pid &&
+	       (h.start_mono_ns != f->hc.start_mono_ns || h.start_time_ns != f->hc.start_time_ns);
+}
+
 /* ---- the profile mirror -------------------------------------------------- */
 
 static const char *base_of(const follow *f)

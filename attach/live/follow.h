@@ -74,6 +74,9 @@ uint64_t follow_drain(follow *f);
 int64_t follow_now_ns(const follow *f);
 /* Whether the process is gone (and, for our child, reaps it). */
 int follow_check_exit(follow *f);
+/* 1 when the process ran a new program under the hook (exec, same pid):
+ * its segment file is now another, complete one, to be followed anew. */
+int follow_execd(const follow *f);
 /* An injected hook's note on what the counts cover: history before the
  * injection is unknown, or since a re-injection (its local time) blocks
  * from before it are forgotten; with the unknown frees of the last sync. */

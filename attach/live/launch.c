@@ -83,9 +83,10 @@ static void sleep_ms(int ms)
 /* What the child writes to its output file when its exec fails. */
 #define LAUNCH_EXEC_ERR "mprof-tui: cannot run "
 
-int launch_start(char *const argv[], const char *lib, char *out, size_t out_len, int timeout_ms,
-		 pid_t *pid, prof_error *err)
+int launch_start(char *const argv[], const char *lib, const char *dump, char *out, size_t out_len,
+		 int timeout_ms, pid_t *pid, int *early, prof_error *err)
 {
+	*early = -1;
 	const char *tmp = getenv("TMPDIR");
 	const char *base = strrchr(argv[0], '/');
 	base = base ? base + 1 : argv[0];
@@ -117,12 +118,15 @@ int launch_start(char *const argv[], const char *lib, char *out, size_t out_len,
 		dup2(fd, 2);
 		signal(SIGPIPE, SIG_DFL);
 		set_preload(lib);
+		if (dump)
+			setenv("MPROF_OUT", dump, 1);
 		execvp(argv[0], argv);
 		dprintf(2, "%s%s: %s\n", LAUNCH_EXEC_ERR, argv[0], strerror(errno));
 		_exit(127);
 	}
 	close(fd);
 	setpgid(c, c);
+	*pid = c;   /* also when it fails: a short program's dump is named by it */
 	char seg[64];
 	snprintf(seg, sizeof(seg), SEG_PATH_FMT, (int)c);
 	for (int waited = 0;; waited += 10) {
@@ -137,6 +141,7 @@ int launch_start(char *const argv[], const char *lib, char *out, size_t out_len,
 				prof_errorf(err, "%s", line);
 			} else {
 				char said[600];
+				*early = st;
 				launch_out_settle(out, said, sizeof(said));
 				prof_errorf(err, "%s exited (%s %d) before its segment appeared; %s", argv[0],
 					    WIFEXITED(st) ? "status" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
@@ -144,17 +149,9 @@ int launch_start(char *const argv[], const char *lib, char *out, size_t out_len,
 			}
 			return -1;
 		}
-		/* The hook sizes the file first and writes the magic last: wait for it. */
-		struct stat sst;
-		if (!stat(seg, &sst) && sst.st_size >= (off_t)sizeof(seg_header)) {
-			char magic[8] = "";
-			int fd = open(seg, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-			ssize_t r = fd >= 0 ? pread(fd, magic, sizeof(magic), 0) : -1;
-			if (fd >= 0)
-				close(fd);
-			if (r == (ssize_t)sizeof(magic) && !memcmp(magic, SEG_MAGIC, 8))
-				break;
-		}
+		seg_header sh;   /* the hook sizes the file first and writes the magic last: wait for it */
+		if (seg_file_header(seg, &sh))
+			break;
 		if (waited >= timeout_ms) {
 			kill(c, SIGKILL);
 			waitpid(c, NULL, 0);
@@ -168,6 +165,20 @@ int launch_start(char *const argv[], const char *lib, char *out, size_t out_len,
 	}
 	*pid = c;
 	return 0;
+}
+
+void launch_dump_name(char *buf, size_t len, const char *dir, const char *prog, const char *pid)
+{
+	const char *base = strrchr(prog, '/');
+	base = base ? base + 1 : prog;
+	char name[48];
+	size_t k = 0;
+	for (; *base && k + 1 < sizeof(name); base++)   /* the characters a file name may safely hold */
+		name[k++] = (*base >= 'a' && *base <= 'z') || (*base >= 'A' && *base <= 'Z') ||
+				    (*base >= '0' && *base <= '9') || *base == '.' || *base == '-' || *base == '_'
+			    ? *base : '_';
+	name[k] = 0;
+	snprintf(buf, len, "%s/mprof.%s.%s.pro", dir, k ? name : "prog", pid);
 }
 
 void launch_out_settle(const char *out, char *buf, size_t len)
@@ -184,13 +195,8 @@ static void child_segment_remove(pid_t child)
 {
 	char path[64];
 	snprintf(path, sizeof(path), SEG_PATH_FMT, (int)child);
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return;
 	seg_header h;
-	ssize_t r = pread(fd, &h, sizeof(h), 0);
-	close(fd);
-	if (r == (ssize_t)sizeof(h) && !memcmp(h.magic, SEG_MAGIC, 8) && h.pid == (int64_t)child)
+	if (seg_file_header(path, &h) && h.pid == (int64_t)child)
 		unlink(path);
 }
 

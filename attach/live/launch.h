@@ -15,10 +15,19 @@ int launch_find_lib(char *buf, size_t len, prof_error *err);
 
 /* Starts argv[0] (looked up in PATH) with lib preloaded, in its own process
  * group, stdin from /dev/null, stdout and stderr to a new file whose name
- * goes into out (out_len bytes); waits up to timeout_ms for its segment.
- * 0 with *pid, or -1 with err (the child is killed and reaped). */
-int launch_start(char *const argv[], const char *lib, char *out, size_t out_len, int timeout_ms,
-		 pid_t *pid, prof_error *err);
+ * goes into out (out_len bytes), MPROF_OUT set to dump (unless NULL: the
+ * environment's stays); waits up to timeout_ms for its segment.
+ * 0, or -1 with err (the child is killed and reaped); *pid is the child's
+ * from the fork on; *early is
+ * the wait status of a child that ended on its own before its segment was
+ * seen (a short program: its dump may be there), else -1. */
+int launch_start(char *const argv[], const char *lib, const char *dump, char *out, size_t out_len,
+		 int timeout_ms, pid_t *pid, int *early, prof_error *err);
+
+/* The profile a launch keeps, as heaptrack does: DIR/mprof.PROG.PID.pro,
+ * PROG the base name of prog made safe for a file name, PID as given (a
+ * number, or the hook's %p). */
+void launch_dump_name(char *buf, size_t len, const char *dir, const char *prog, const char *pid);
 
 /* Once the child has ended: its output file (out) removed when it stayed
  * empty, so a launch leaves no file behind that holds nothing. Writes

@@ -25,9 +25,11 @@
 #ifndef MPROF_SEGMENT_H
 #define MPROF_SEGMENT_H
 
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "core/counts.h"
@@ -234,6 +236,20 @@ typedef struct seg_header {
 /* A follower whose ring_beat_ns is older than this is gone: the hook stops
  * writing events (a follower that comes back reads the counters again). */
 #define SEG_RING_STALE_NS 2000000000LL
+
+/* The header of the segment file at path read into *h (no symlink
+ * followed): 1 when the file is whole, its magic (written last) there;
+ * 0 when there is none or it is still being made. Allocation-free: the
+ * hook calls it too. */
+static inline int seg_file_header(const char *path, seg_header *h)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;
+	ssize_t r = pread(fd, h, sizeof(*h), 0);
+	close(fd);
+	return r == (ssize_t)sizeof(*h) && !memcmp(h->magic, SEG_MAGIC, 8);
+}
 
 /* A reader says it reads the ring (now: the event clock), then fences
  * before it reads ring_head and the counters: the hook, about to leave an

@@ -84,6 +84,12 @@ check "q asks before stopping the demo" "quit: stop leaky_server (pid $pid)"
 keys y
 check "y quits, exit status 0" "EXIT=0" 100
 expect_match "leaving says the demo was stopped" "$(screen)" "stopped demo/leaky_server \(pid $pid\)"
+# The launch keeps its profile where it ran, as heaptrack does.
+pro=$TOP/mprof.leaky_server.$pid.pro
+expect_match "leaving says where the profile is" "$(screen | tr -d '\n')" "profile written to $pro"
+expect_match "the profile holds the leaking handler" \
+	"$("$MPROF" --top=flat --limit 5 "$pro" 2> /dev/null)" "handle_upload"
+rm -f "$pro"
 out=$(ls "$TMP"/mprof-leaky_server-*.out 2> /dev/null | head -1)   # TMPDIR=$TMP in tmux
 expect_match "the demo shut down cleanly on SIGTERM" "$(cat "$out" 2> /dev/null)" "leaky_server: stopped after [0-9]+ requests"
 if [ -n "$pid" ] && [ -e "/proc/$pid" ]; then
