@@ -28,6 +28,13 @@ expect_match "--peak: a note says when the peak was and how high" \
 	"$("$MPROF" --top=flat --peak "$TMP/pk.pro" 2>&1 > /dev/null)" \
 	"^mprof-tui: note: .*/pk\.pro: the heap at its peak 8\.00 MiB \(8 objects\) at [0-9:]{8}, [0-9.]+ s in$"
 
+# A peak of 32 KiB (blocks of 4 KiB): the hook copies the counters every
+# 4 KiB of growth, so a small program's peak is kept too (with a 64 KiB
+# margin it was never copied and --peak showed the heap at exit).
+(cd "$TMP" && MPROF_OUT=$TMP/small.pro LD_PRELOAD=$HOOK ./pk - 4096 > /dev/null 2>&1)
+expect_eq "small peak: f held 12 KiB" "$(cum f_hold "$TMP/small.pro" --peak)" 12288
+expect_eq "small peak: g held 20 KiB" "$(cum g_hold "$TMP/small.pro" --peak)" 20480
+
 # Exports at the peak.
 "$MPROF" --export=folded --peak --granularity=function -o "$TMP/pk.folded" "$TMP/pk.pro" 2> /dev/null
 expect_eq "folded --peak: g's stack weighs 5 MiB" \
