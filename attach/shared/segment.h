@@ -99,7 +99,7 @@ typedef struct seg_sample {
  * mark = the copy's bytes + max(1/64 of them, SEG_PEAK_MARGIN).  So copies
  * happen a logarithmic number of times, and the copy is within a margin
  * (and the threads' unfolded deltas) of the true peak. */
-#define SEG_PEAK_FOLD (4u << 10)
+#define SEG_PEAK_FOLD (16u << 10)
 #define SEG_PEAK_MARGIN (4u << 10)
 
 typedef struct seg_peak_stack {
