@@ -4,6 +4,7 @@
 #include "attach/live/sample_ctl.h"
 #include "attach/proc/procfs.h"
 #include "attach/live/segment_read.h"
+#include "core/bytes.h"
 #include "core/report.h"
 
 #include <errno.h>
@@ -24,20 +25,7 @@ int sample_ctl_parse(const char *s, uint64_t *rate)
 		*rate = 0;
 		return 0;
 	}
-	if (*s < '0' || *s > '9')
-		return -1;
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	int shift = 0;
-	if (*end && !end[1] && strchr("kKmMgG", *end))
-		shift = *end == 'k' || *end == 'K' ? 10 : *end == 'm' || *end == 'M' ? 20 : 30;
-	else if (*end)
-		return -1;
-	if (errno || v > (SEG_SAMPLE_MAX >> shift))
-		return -1;
-	*rate = (uint64_t)v << shift;
-	return 0;
+	return bytes_parse(s, SEG_SAMPLE_MAX, rate);
 }
 
 static void rate_words(uint64_t rate, uint64_t last, char *buf, size_t len)
