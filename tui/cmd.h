@@ -25,7 +25,7 @@ enum cmd_opt {
 	OPT_NOSYM, OPT_ROOT, OPT_SPATH, OPT_SDIR, OPT_SNAPSHOT, OPT_SERVE, OPT_EXPORT, OPT_DIFF,
 	OPT_BASE, OPT_FLAME, OPT_GRAPH, OPT_ATTACH, OPT_INJECT, OPT_DETACH, OPT_INTERVAL,
 	OPT_RECORD, OPT_AT, OPT_DIFF_AT, OPT_LEAKS, OPT_TEMP, OPT_FAULTS, OPT_DURATION,
-	OPT_WINDOW, OPT_KEEP, OPT_SAMPLE_RATE, OPT_OUTPUT, OPT_HELP, OPT_PEAK, OPT_N
+	OPT_WINDOW, OPT_KEEP, OPT_SAMPLE_RATE, OPT_OUTPUT, OPT_HELP, OPT_PEAK, OPT_BUDGET, OPT_N
 };
 #define CMD_BIT(o) ((uint64_t)1 << (o))
 /* The options every mode that reads symbols takes. */
@@ -50,6 +50,8 @@ typedef struct cli {
 	const char *inject_pid, *detach_pid;
 	int faults;                      /* --faults */
 	int peak;                        /* --peak: the counters at the heap's peak */
+	const char *budget;              /* --budget TERMS */
+	int junit;                       /* --format=junit (with --budget) */
 	double duration;                 /* --duration SECONDS, 0: until it exits */
 	const char *sample_rate;         /* --sample-rate=R */
 	int batch;                       /* a report, not the UI */
@@ -68,7 +70,7 @@ enum cmd_slot {
 	SLOT_USE_FILE, SLOT_USE_REPORT, SLOT_USE_REC, SLOT_USE_RECORD, SLOT_USE_SNAPSHOT,
 	SLOT_USE_SERVE, SLOT_USE_WINDOW, SLOT_USE_LIVE, SLOT_USE_INFO_ATTACH, SLOT_USE_INJECT,
 	SLOT_USE_SAMPLE, SLOT_USE_LAUNCH, SLOT_USE_FAULTS, SLOT_USE_FAULTS_LIVE,
-	SLOT_INTRO, SLOT_BATCH, SLOT_SYMBOLS, SLOT_TWO_RUNS, SLOT_TWO_RUNS_REPORT,
+	SLOT_INTRO, SLOT_BATCH, SLOT_SYMBOLS, SLOT_TWO_RUNS, SLOT_TWO_RUNS_REPORT, SLOT_BUDGET,
 	SLOT_LIVE, SLOT_LIVE_INFO, SLOT_LIVE_LISTING, SLOT_LIVE_LAUNCH, SLOT_LIVE_SNAPSHOT,
 	SLOT_LIVE_INJECT, SLOT_LIVE_SERVE, SLOT_LIVE_WINDOW, SLOT_LIVE_SAMPLE,
 	SLOT_RECORDINGS, SLOT_RECORD, SLOT_FAULTS, SLOT_FAULTS_LIVE, SLOT_END, SLOT_N
@@ -94,7 +96,7 @@ typedef struct cmd {
 
 extern const cmd cmd_file, cmd_report, cmd_rec, cmd_record, cmd_snapshot, cmd_serve,
 	cmd_window, cmd_live, cmd_listing, cmd_info_attach, cmd_launch, cmd_inject,
-	cmd_sample, cmd_faults, cmd_faults_live, cmd_detach;
+	cmd_sample, cmd_faults, cmd_faults_live, cmd_detach, cmd_budget;
 
 /* Parses argv into c (cmd_opts.c); -1 to go on, CLI_HELP for -h, else
  * the exit status. */

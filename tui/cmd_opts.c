@@ -27,7 +27,7 @@ static const char *const opt_names[OPT_N] = {
 	[OPT_DIFF_AT] = "--diff-at", [OPT_LEAKS] = "--leaks", [OPT_TEMP] = "--temporary",
 	[OPT_FAULTS] = "--faults", [OPT_DURATION] = "--duration", [OPT_WINDOW] = "--window",
 	[OPT_KEEP] = "--keep", [OPT_SAMPLE_RATE] = "--sample-rate", [OPT_OUTPUT] = "-o", [OPT_HELP] = "-h",
-	[OPT_PEAK] = "--peak",
+	[OPT_PEAK] = "--peak", [OPT_BUDGET] = "--budget",
 };
 
 const char *cli_opt_name(int opt)
@@ -88,7 +88,8 @@ int cli_parse(cli *c, int argc, char **argv)
 	       O_LEAKS = O_FIRST + OPT_LEAKS, O_TEMP = O_FIRST + OPT_TEMP, O_SERVE = O_FIRST + OPT_SERVE,
 	       O_FAULTS = O_FIRST + OPT_FAULTS, O_DURATION = O_FIRST + OPT_DURATION,
 	       O_WINDOW = O_FIRST + OPT_WINDOW, O_KEEP = O_FIRST + OPT_KEEP,
-	       O_SAMPLE_RATE = O_FIRST + OPT_SAMPLE_RATE, O_PEAK = O_FIRST + OPT_PEAK };
+	       O_SAMPLE_RATE = O_FIRST + OPT_SAMPLE_RATE, O_PEAK = O_FIRST + OPT_PEAK,
+	       O_BUDGET = O_FIRST + OPT_BUDGET };
 	static const struct option opts[] = {
 		{ "top", required_argument, NULL, O_TOP },
 		{ "alloc", no_argument, NULL, O_ALLOC },
@@ -124,6 +125,7 @@ int cli_parse(cli *c, int argc, char **argv)
 		{ "keep", no_argument, NULL, O_KEEP },
 		{ "sample-rate", required_argument, NULL, O_SAMPLE_RATE },
 		{ "peak", no_argument, NULL, O_PEAK },
+		{ "budget", required_argument, NULL, O_BUDGET },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -149,6 +151,7 @@ int cli_parse(cli *c, int argc, char **argv)
 		case O_INUSE: c->ro.alloc = 0; break;
 		case O_OBJECTS: c->ro.objects = 1; break;
 		case O_PEAK: c->peak = 1; break;
+		case O_BUDGET: c->budget = optarg; break;
 		case 'n': {
 			char *end;
 			errno = 0;
@@ -164,6 +167,8 @@ int cli_parse(cli *c, int argc, char **argv)
 				c->ro.tsv = 1;
 			else if (!strcmp(optarg, "text"))
 				c->ro.tsv = 0;
+			else if (!strcmp(optarg, "junit"))   /* --budget's report */
+				c->junit = 1;
 			else {
 				fprintf(stderr, "mprof-tui: --format takes text or tsv, not '%s'\n", optarg);
 				return EXIT_BAD;
@@ -249,6 +254,10 @@ int cli_parse(cli *c, int argc, char **argv)
 			cmd_usage_hint();
 			return EXIT_BAD;
 		}
+	}
+	if (c->junit && !c->budget) {
+		fprintf(stderr, "mprof-tui: --format=junit is --budget's report; give --budget TERMS\n");
+		return EXIT_BAD;
 	}
 	/* Live: -- COMMAND ARGS (getopt stops at "--"). */
 	c->dashdash = optind > 1 && !strcmp(argv[optind - 1], "--") && optind < argc;

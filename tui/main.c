@@ -14,7 +14,7 @@
 static const cmd *const cmds[] = {
 	&cmd_snapshot, &cmd_serve, &cmd_window, &cmd_sample, &cmd_inject, &cmd_detach,
 	&cmd_listing, &cmd_faults_live, &cmd_faults, &cmd_info_attach, &cmd_record,
-	&cmd_live, &cmd_launch, &cmd_file,
+	&cmd_budget, &cmd_live, &cmd_launch, &cmd_file,
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 

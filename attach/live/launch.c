@@ -217,3 +217,48 @@ void launch_stop(pid_t child, int *status)
 	waitpid(child, status, 0);
 	child_segment_remove(child);
 }
+
+/* Its exec error comes back through a pipe closed on exec: "cannot run" is ours to say. */
+int launch_run_dump(char *const argv[], const char *lib, const char *dump, int *status, prof_error *err)
+{
+	int pfd[2];   /* the exec's errno, if it fails; closed on exec */
+	if (pipe2(pfd, O_CLOEXEC)) {
+		prof_errorf(err, "cannot start %s: %s", argv[0], strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid_t c = fork();
+	if (c < 0) {
+		prof_errorf(err, "cannot start %s: %s", argv[0], strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (c == 0) {
+		close(pfd[0]);
+		signal(SIGPIPE, SIG_DFL);
+		set_preload(lib);
+		setenv("MPROF_OUT", dump, 1);
+		execvp(argv[0], argv);
+		int e = errno;
+		ssize_t w = write(pfd[1], &e, sizeof(e));   /* the parent says it */
+		_exit(w < 0 ? 126 : 127);
+	}
+	close(pfd[1]);
+	int e = 0;
+	ssize_t r;
+	while ((r = read(pfd[0], &e, sizeof(e))) < 0 && errno == EINTR)
+		;
+	close(pfd[0]);
+	/* Ctrl-C reaches the child from the terminal: it dumps and dies, we report. */
+	void (*old)(int) = signal(SIGINT, SIG_IGN);
+	while (waitpid(c, status, 0) < 0 && errno == EINTR)
+		;
+	signal(SIGINT, old);
+	child_segment_remove(c);
+	if (r == (ssize_t)sizeof(e)) {
+		prof_errorf(err, "cannot run %s: %s", argv[0], strerror(e));
+		return -1;
+	}
+	return 0;
+}

@@ -39,4 +39,9 @@ void launch_out_settle(const char *out, char *buf, size_t len);
  * left (killed, its hook had no chance to). */
 void launch_stop(pid_t child, int *status);
 
+/* Runs argv[0] (looked up in PATH) with lib preloaded and MPROF_OUT=dump
+ * to its end, with our standard input and output: --budget -- CMD. 0 with
+ * *status its wait status, or -1 with err (it could not be started). */
+int launch_run_dump(char *const argv[], const char *lib, const char *dump, int *status, prof_error *err);
+
 #endif
