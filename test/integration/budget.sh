@@ -33,6 +33,10 @@ run_status "$MPROF" --budget 'leaks<=4000' -- ./ba 3 free 3
 expect_eq "-- CMD that exits 3: exit 1 though its budget holds" "$STATUS" 1
 expect_eq "-- CMD that exits 3: said in one line" "$ERR" \
 	"mprof-tui: ./ba exited with status 3 (its budgets are checked; the exit status is 1)"
+# A wrapper: what it execs into is checked, not the children it ran before.
+run_status "$MPROF" --budget 'peak<=2M' -- sh -c './ba 3 free; exec ./ba 1'
+expect_eq "-- sh -c '...; exec ./ba 1': the exec'd program's peak, not its child's" "$STATUS:$(line 1)" \
+	"0:ok     peak<=2M: 1.00 MiB (1052576 B, 2 objects) at the peak, within 2.00 MiB (2097152 B)"
 run_status "$MPROF" --budget 'leaks<=0' -- ./no-such-program
 expect_eq "-- CMD that cannot run: exit 2" "$STATUS" 2
 expect_eq "-- CMD that cannot run: one line" "$ERR" "mprof-tui: cannot run ./no-such-program: No such file or directory"
