@@ -9,8 +9,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/budget.h"
 
@@ -169,12 +171,59 @@ static void measures(void **state)
 	prof_free(p);
 }
 
+/* The JUnit file: XML's special characters escaped in names, terms and
+ * messages; a broken term's failure lists its stacks. */
+static void junit_escapes(void **state)
+{
+	(void)state;
+	prof *p = small_prof();
+	uint32_t f = p->stacks.v[0].off;   /* leak_one's frame gets a C++ name */
+	uint32_t fr = p->stack_frames.v[f];
+	const char *cxx = "std::vector<int>::push&pop\"q\"";
+	p->frames.v[fr].name = prof_str(p, cxx, strlen(cxx));
+	prof_nodemap m;
+	agg a;
+	assert_int_equal(nodemap_by_address(&m, p), 0);
+	assert_int_equal(agg_compute(&a, p, &m), 0);
+	budget b;
+	char err[300];
+	assert_int_equal(budget_parse(&b, "inuse<=0,alloc<=1G", err, sizeof(err)), 0);
+	budget_result r[2];
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(budget_measure(&b.t[i], p, &m, &a, UINT32_MAX, 0, 5, &r[i]), 0);
+	char dir[] = "/tmp/test_budget.XXXXXX", path[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.xml", dir);
+	prof_error perr;
+	assert_int_equal(budget_junit_save(path, &b, r, p, &m, "a<b>.pro", &perr), 0);
+	FILE *in = fopen(path, "r");
+	assert_non_null(in);
+	char text[4096];
+	size_t n = fread(text, 1, sizeof(text) - 1, in);
+	text[n] = 0;
+	fclose(in);
+	unlink(path);
+	rmdir(dir);
+	assert_non_null(strstr(text, "<testsuite name=\"a&lt;b&gt;.pro\" tests=\"2\" failures=\"1\" errors=\"0\">"));
+	assert_non_null(strstr(text, "<testcase classname=\"mprof.budget\" name=\"inuse&lt;=0\">"));
+	assert_non_null(strstr(text, "<failure type=\"budget\" message=\"inuse&lt;=0: 3.91 KiB (4000 B, 1 object) in use, "
+				     "over 0 B\">\n3.91 KiB (4000 B, 1 object)  std::vector&lt;int&gt;::push&amp;pop&quot;q&quot; "
+				     "&lt; main\n      </failure>"));
+	assert_non_null(strstr(text, "<system-out>alloc&lt;=1G: "));
+	assert_null(strstr(text, "<int>"));
+	budget_free(&b);
+	agg_free(&a);
+	nodemap_free(&m);
+	prof_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(parses_terms),
 		cmocka_unit_test(refuses_bad_terms),
 		cmocka_unit_test(measures),
+		cmocka_unit_test(junit_escapes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
