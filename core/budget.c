@@ -107,6 +107,21 @@ static int parse_term(budget_term *t, const char *s, size_t n, char *err, size_t
 	return 0;
 }
 
+/* The length of the term at s: up to a comma outside <> and () (a C++
+ * scope such as std::map<int, int>::insert keeps its own). */
+static size_t term_len(const char *s)
+{
+	int depth = 0;
+	size_t n = 0;
+	for (; s[n] && (s[n] != ',' || depth > 0); n++) {
+		if ((s[n] == '<' && s[n + 1] != '=') || s[n] == '(')
+			depth++;
+		else if ((s[n] == '>' || s[n] == ')') && depth > 0)
+			depth--;
+	}
+	return n;
+}
+
 int budget_parse(budget *b, const char *s, char *err, size_t errlen)
 {
 	memset(b, 0, sizeof(*b));
@@ -118,7 +133,7 @@ int budget_parse(budget *b, const char *s, char *err, size_t errlen)
 		return -1;
 	}
 	for (const char *c = s;; c++) {
-		size_t n = strcspn(c, ",");
+		size_t n = term_len(c);
 		if (parse_term(&b->t[b->n++], c, n, err, errlen)) {
 			budget_free(b);
 			return -1;

@@ -47,6 +47,12 @@ static void parses_terms(void **state)
 	assert_int_equal(b.t[8].limit, 100);
 	assert_ptr_equal(budget_find(&b, BUDGET_GROWTH), &b.t[7]);
 	budget_free(&b);
+	/* a comma inside <> or () is the scope's own */
+	assert_int_equal(budget_parse(&b, "std::map<int, int>::insert(int, int):inuse<=1M,peak<=2M", err, sizeof(err)), 0);
+	assert_int_equal(b.n, 2);
+	assert_string_equal(b.t[0].scope, "std::map<int, int>::insert(int, int)");
+	assert_int_equal(b.t[1].metric, BUDGET_PEAK);
+	budget_free(&b);
 }
 
 /* s is refused with exactly msg. */
