@@ -13,6 +13,7 @@
 #include "attach/inject/inject.h"
 #include "attach/inject/allocator.h"
 #include "attach/live/launch.h"
+#include "attach/live/segment_read.h"
 #include "attach/proc/procfs.h"
 #include "attach/proc/maps.h"
 #include "attach/shared/segment.h"
@@ -29,7 +30,7 @@
 int inject_seg_flags(int pid)
 {
 	char path[64];
-	snprintf(path, sizeof(path), SEG_PATH_FMT, pid);
+	seg_path_of(pid, path, sizeof(path));
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return -1;

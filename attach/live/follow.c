@@ -48,16 +48,18 @@ static void ring_restart(follow *f)
 	f->resync = 1;
 }
 
-int follow_open_path(follow *f, const char *path, int pid, prof_error *err)
+/* follow_open_path for the process pid whose header says inner (its pid
+ * in its own namespace). */
+static int follow_map(follow *f, const char *path, int pid, int inner, prof_error *err)
 {
 	memset(f, 0, sizeof(*f));
 	f->pid = pid;
 	f->child_status = -1;
 	if (seg_open_path(&f->m, path, &f->hc, err))
 		return -1;
-	if (pid > 0 && f->hc.pid != pid) {
+	if (pid > 0 && f->hc.pid != inner) {
 		prof_errorf(err, "%s: offset %zu: segment of pid %lld, not %d", path, offsetof(seg_header, pid),
-			    (long long)f->hc.pid, pid);
+			    (long long)f->hc.pid, inner);
 		seg_close(&f->m);
 		return -1;
 	}
@@ -83,6 +85,11 @@ int follow_open_path(follow *f, const char *path, int pid, prof_error *err)
 	tl_init(&f->tl, 100 * 1000000LL);
 	tl_advance(&f->tl, follow_now_ns(f) / f->tl.bucket_ns);   /* the run starts at the attach */
 	return 0;
+}
+
+int follow_open_path(follow *f, const char *path, int pid, prof_error *err)
+{
+	return follow_map(f, path, pid, pid, err);
 }
 
 int follow_proc_check(int pid, char *comm, size_t comm_len, prof_error *err)
@@ -111,12 +118,12 @@ int follow_open(follow *f, int pid, const char *lib, prof_error *err)
 	if (follow_proc_check(pid, comm, sizeof(comm), err))
 		return -1;
 	char path[64];
-	snprintf(path, sizeof(path), SEG_PATH_FMT, pid);
+	int inner = seg_path_of(pid, path, sizeof(path));
 	if (access(path, F_OK) && errno == ENOENT) {
 		seg_missing(pid, lib, err);
 		return -1;
 	}
-	return follow_open_path(f, path, pid, err);
+	return follow_map(f, path, pid, inner, err);
 }
 
 void follow_close(follow *f)
@@ -180,8 +187,8 @@ int follow_execd(const follow *f)
 		return 0;
 	char path[64];
 	seg_header h;
-	snprintf(path, sizeof(path), SEG_PATH_FMT, f->pid);
-	return seg_file_header(path, &h) && h.pid == (int64_t)f->pid &&
+	int inner = seg_path_of(f->pid, path, sizeof(path));
+	return seg_file_header(path, &h) && h.pid == (int64_t)inner &&
 	       (h.start_mono_ns != f->hc.start_mono_ns || h.start_time_ns != f->hc.start_time_ns);
 }
 

@@ -118,16 +118,31 @@ int seg_allocs_copy(const void *data, size_t len, seg_alloc *out, int cap)
 	return (int)n;
 }
 
+int seg_path_of(int pid, char *path, size_t len)
+{
+	proc_status st;
+	int inner = !proc_status_read(pid, &st) && st.nspid > 0 ? (int)st.nspid : pid;
+	if (inner != pid || proc_other_ns(pid, "mnt")) {
+		snprintf(path, len, "/proc/%d/root" SEG_PATH_FMT, pid, inner);
+		return inner;
+	}
+	snprintf(path, len, SEG_PATH_FMT, pid);
+	return pid;
+}
+
 int seg_owner_ok(const char *path, unsigned owner)
 {
 	if (owner == geteuid())
 		return 1;
 	const char *base = strrchr(path, '/');
-	int pid;
+	int pid, host;
 	char end;
 	proc_status st;
-	if (geteuid() != 0 || sscanf(base ? base + 1 : path, "mprof-%d%c", &pid, &end) != 1 || pid <= 0 ||
-	    proc_status_read(pid, &st))
+	if (geteuid() != 0 || sscanf(base ? base + 1 : path, "mprof-%d%c", &pid, &end) != 1 || pid <= 0)
+		return 0;
+	if (sscanf(path, "/proc/%d/root/", &host) == 1)
+		pid = host;   /* a container's segment: the process is the host pid's */
+	if (proc_status_read(pid, &st))
 		return 0;
 	return (long)owner == st.uid[1] || (long)owner == st.uid[3];
 }
@@ -210,7 +225,7 @@ int seg_open_path(seg_map *m, const char *path, seg_header *hc, prof_error *err)
 static int seg_map_pid(seg_map *m, int pid, seg_header *hc, int writable, prof_error *err)
 {
 	char path[64];
-	snprintf(path, sizeof(path), SEG_PATH_FMT, pid);
+	seg_path_of(pid, path, sizeof(path));
 	if (access(path, F_OK) && errno == ENOENT) {
 		memset(m, 0, sizeof(*m));
 		seg_missing(pid, NULL, err);

@@ -17,6 +17,13 @@ typedef struct seg_map {
 	char name[64];         /* the segment's path, for messages */
 } seg_map;
 
+/* Where pid's segment is seen from here, into path: /dev/shm/mprof-PID,
+ * or, for a process in another mount namespace (a container, seen from
+ * the host by its host pid), /proc/PID/root/dev/shm/mprof-NSPID, NSPID
+ * its pid in its own pid namespace: the name its hook gave the file.
+ * Returns the pid the segment's header holds (NSPID, or pid). */
+int seg_path_of(int pid, char *path, size_t len);
+
 /* Maps /dev/shm/mprof-<pid> read-only and validates its header.
  * 0, or -1 with err filled ("/dev/shm/mprof-PID: ..."). Close with seg_close. */
 int seg_open(seg_map *m, int pid, prof_error *err);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -116,14 +117,29 @@ int proc_status_read(int pid, proc_status *st)
 		return -1;
 	st->uid[0] = st->uid[1] = st->uid[2] = st->uid[3] = -1;
 	st->tracer = 0;
+	st->nspid = -1;
 	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "Uid:", 4))
+		if (!strncmp(line, "Uid:", 4)) {
 			sscanf(line + 4, "%ld %ld %ld %ld", &st->uid[0], &st->uid[1], &st->uid[2], &st->uid[3]);
-		else if (!strncmp(line, "TracerPid:", 10))
+		} else if (!strncmp(line, "TracerPid:", 10)) {
 			st->tracer = strtol(line + 10, NULL, 10);
+		} else if (!strncmp(line, "NSpid:", 6)) {
+			char *e, *s = line + 6;
+			for (long v; (v = strtol(s, &e, 10)), e != s; s = e)
+				st->nspid = v;   /* the last: the innermost namespace's */
+		}
 	}
 	fclose(f);
 	return 0;
+}
+
+int proc_other_ns(int pid, const char *ns)
+{
+	char mine[64], theirs[64];
+	struct stat a, b;
+	snprintf(mine, sizeof(mine), "/proc/self/ns/%s", ns);
+	snprintf(theirs, sizeof(theirs), "/proc/%d/ns/%s", pid, ns);
+	return !stat(mine, &a) && !stat(theirs, &b) && (a.st_ino != b.st_ino || a.st_dev != b.st_dev);
 }
 
 void proc_comm(int pid, char *buf, size_t len)

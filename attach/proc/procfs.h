@@ -29,9 +29,14 @@ int proc_pid_arg(const char *s);
 typedef struct proc_status {
 	long uid[4];       /* real, effective, saved, file-system; -1 when not said */
 	long tracer;       /* TracerPid, 0 none */
+	long nspid;        /* its pid in its own (innermost) pid namespace: NSpid's last; -1 unsaid */
 } proc_status;
 /* Reads it; -1 when there is no such process. */
 int proc_status_read(int pid, proc_status *st);
+/* 1 when pid lives in another namespace of kind ns ("mnt", "pid") than
+ * we do (a container's process seen from the host), 0 in ours or when
+ * unreadable. */
+int proc_other_ns(int pid, const char *ns);
 /* The process's short name from /proc/PID/comm ("" when unreadable). */
 void proc_comm(int pid, char *buf, size_t len);
 /* The one message for a pid no process has. */

@@ -1,0 +1,54 @@
+#!/bin/sh
+# containers.sh - a process in its own mount and pid namespace (what docker
+# and podman give; made here with unshare and a tmpfs on /dev/shm) under the
+# hook, read from the host by its host pid: its segment is found through
+# /proc/PID/root at the name its hook gave it (its pid in there, 1), for
+# --snapshot, --info --attach and --record --attach. peak_known holds f
+# 3 MiB and h 1 MiB exactly while it waits.
+. "$(dirname "$0")/../lib.sh"
+if [ "$(id -u)" != 0 ] || ! unshare --mount --pid --fork true 2> /dev/null; then
+	echo "ok - # SKIP namespaces: needs root and unshare --mount --pid"
+	exit 0
+fi
+hook_prog pk "$TOP/test/progs/peak_known.c"
+MIB=1048576
+cum() {
+	"$MPROF" --top=cum --format=tsv --granularity=function "$2" 2> /dev/null |
+		awk -F '\t' -v n="$1" '$5 == n { print $3 }'
+}
+
+unshare --mount --pid --fork sh -c "mount -t tmpfs tmpfs /dev/shm && exec env LD_PRELOAD='$HOOK' '$TMP/pk' '$TMP/stop'" \
+	> "$TMP/pk.out" 2> "$TMP/pk.err" &
+UPID=$!
+trap 'touch "$TMP/stop"; wait; rm -rf "$TMP"' EXIT
+hp=""
+n=0
+while [ $n -lt 200 ]; do
+	hp=$(pgrep -P "$UPID" -x pk)
+	[ -n "$hp" ] && [ "$(cat "$TMP/pk.out" 2> /dev/null)" = ready ] && break
+	sleep 0.05
+	n=$((n + 1))
+done
+expect_match "the program runs in its namespace" "$hp" "^[0-9]+$"
+expect_eq "its pid in there is 1" "$(sed -n 's/^NSpid:.*[[:space:]]//p' /proc/$hp/status)" 1
+expect_eq "its segment is not in the host's /dev/shm" "$(ls /dev/shm/mprof-1 /dev/shm/mprof-$hp 2> /dev/null)" ""
+
+run_status "$MPROF" --snapshot "$hp" -o "$TMP/snap.pro"
+expect_eq "--snapshot HOSTPID: exit 0" "$STATUS $ERR" "0 "
+expect_eq "--snapshot: f holds 3 MiB" "$(cum f_hold "$TMP/snap.pro")" $((3 * MIB))
+expect_eq "--snapshot: h holds 1 MiB" "$(cum h_hold "$TMP/snap.pro")" $((1 * MIB))
+expect_eq "--snapshot: g holds nothing" "$(cum g_hold "$TMP/snap.pro")" ""
+
+"$MPROF" --info --attach "$hp" > "$TMP/info" 2>&1
+expect_match "--info --attach HOSTPID: how the hook is in it" "$(cat "$TMP/info")" "hook: preloaded"
+
+"$MPROF" --record "$TMP/rec" --attach "$hp" > "$TMP/rec.log" 2>&1 &
+RPID=$!
+n=0
+while ! grep -q "recording pid" "$TMP/rec.log" 2> /dev/null && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+touch "$TMP/stop"
+wait "$RPID"
+expect_match "--record --attach HOSTPID: recorded until it exited" "$(cat "$TMP/rec.log")" "recorded [0-9]+ events of pid $hp"
+expect_match "the recording opens" "$("$MPROF" --info "$TMP/rec" 2>&1)" "ends at"
+wait "$UPID"
+expect_eq "the program's output is unchanged" "$(cat "$TMP/pk.out")" ready
