@@ -33,7 +33,8 @@ endif
 
 # Each folder's fragment (FOLDER/FOLDER.mk) says which binary its files go
 # into: HOOK_SRC is libmprof.so; ATTACH_SRC (libmprof-attach.a), SYM_SRC
-# (libmprof-sym.a), CORE_SRC (libmprof-core.a) and TUI_SRC are mprof-tui.
+# (libmprof-sym.a), CORE_SRC (libmprof-core.a), remote/ (libmprof-remote.a)
+# and TUI_SRC are mprof-tui.
 CORE_SRC    := $(wildcard core/*.c)
 SYM_SRC     := $(wildcard symbols/*.c)
 TUI_SRC     := $(wildcard tui/*.c)
@@ -41,11 +42,12 @@ ATTACH_SRC  :=
 ATTACH_LIBS :=
 HOOK_SRC    :=
 HOOK_LIBS   :=
+REMOTE_LIBS :=
 TOOLS       := gen_v1 bench_load pro_convert
 # What mprof-tui, the tools and the unit tests link, in dependency order.
 LIBS_DEP = $(B)/libmprof-attach.a $(B)/libmprof-sym.a $(B)/libmprof-core.a
 # Fragments may add to these (a folder's own build rules live beside it).
--include $(wildcard attach/*/*.mk symbols/*.mk tui/*.mk core/*.mk)
+-include $(wildcard attach/*/*.mk symbols/*.mk tui/*.mk core/*.mk remote/*.mk)
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 NCURSES_LIBS = $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw)
@@ -89,7 +91,7 @@ $(B)/libmprof-attach.a: $(ATTACH_OBJ)
 	@mkdir -p $(B)
 	rm -f $@ && ar rcs $@ $^
 
-LIBS_ALL = $(LIBS_DEP) $(ATTACH_LIBS) $(SYM_LIBS) $(UNW_LIBS) $(CORE_LIBS)
+LIBS_ALL = $(LIBS_DEP) $(REMOTE_LIBS) $(ATTACH_LIBS) $(SYM_LIBS) $(UNW_LIBS) $(CORE_LIBS)
 
 $(TUI_BIN): $(TUI_OBJ) $(LIBS_DEP)
 	@mkdir -p $(B)

@@ -311,6 +311,8 @@ int heap_legacy_read(prof *p, const prof_src *src, prof_error *err)
 		tspan_ws(&l);
 		const char *ls = l.s;
 		if (*l.s == '#') {
+			if (p->meta.format == PROF_FMT_GOHEAP && gomem_line(&p->go, l.s, l.e))
+				continue;
 			if (r.open && parse_cmt(&r, l) < 0)
 				goto nomem;
 			continue;

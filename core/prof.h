@@ -17,6 +17,7 @@
 #define MPROF_PROF_H
 
 #include "core/counts.h"
+#include "core/gomem.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -101,6 +102,7 @@ typedef struct prof {
 	PROF_VEC(char) strs;               /* string pool, NUL-separated */
 	prof_meta meta;
 	u64map frame_index;                /* addr -> frame, owned */
+	prof_gomem go;                     /* a Go debug=1 profile's runtime.MemStats */
 } prof;
 
 /* Allocates an empty profile; free it with prof_free. NULL on ENOMEM. */

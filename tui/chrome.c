@@ -300,6 +300,10 @@ static void draw_title(app *a, const screen_ops *ops)
 		n += (size_t)snprintf(sub + n, sizeof(sub) - n, "  [depth %d]", v->depth);
 	if (v->p && n + 2 < sizeof(sub) && prof_peak_text(v->p, sub + n + 2, sizeof(sub) - n - 2))
 		sub[n] = sub[n + 1] = ' ';   /* when the heap was highest, in every mode */
+	if (v->p && v->p->go.have && (n = strlen(sub)) + 2 < sizeof(sub)) {   /* a Go profile's runtime.MemStats */
+		n += (size_t)snprintf(sub + n, sizeof(sub) - n, "  ");
+		gomem_title(&v->p->go, sub + n, sizeof(sub) - n);
+	}
 	put_text(a, 1, 0, a->wd, sub, A_BOLD, 1);
 }
 

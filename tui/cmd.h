@@ -25,7 +25,7 @@ enum cmd_opt {
 	OPT_NOSYM, OPT_ROOT, OPT_SPATH, OPT_SDIR, OPT_SNAPSHOT, OPT_SERVE, OPT_EXPORT, OPT_DIFF,
 	OPT_BASE, OPT_FLAME, OPT_GRAPH, OPT_ATTACH, OPT_INJECT, OPT_DETACH, OPT_INTERVAL,
 	OPT_RECORD, OPT_AT, OPT_DIFF_AT, OPT_LEAKS, OPT_TEMP, OPT_FAULTS, OPT_DURATION,
-	OPT_WINDOW, OPT_KEEP, OPT_SAMPLE_RATE, OPT_OUTPUT, OPT_HELP, OPT_PEAK, OPT_BUDGET, OPT_N
+	OPT_WINDOW, OPT_KEEP, OPT_SAMPLE_RATE, OPT_OUTPUT, OPT_HELP, OPT_PEAK, OPT_BUDGET, OPT_TIMEOUT, OPT_N
 };
 #define CMD_BIT(o) ((uint64_t)1 << (o))
 /* The options every mode that reads symbols takes. */
@@ -53,6 +53,7 @@ typedef struct cli {
 	const char *budget;              /* --budget TERMS */
 	int junit;                       /* --format=junit (with --budget) */
 	double duration;                 /* --duration SECONDS, 0: until it exits */
+	double timeout_s;                /* --timeout SECONDS of an HTTP fetch; 0: the default */
 	const char *sample_rate;         /* --sample-rate=R */
 	int batch;                       /* a report, not the UI */
 	double window_s;                 /* --window SECONDS; 0 none */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/load.h"
+#include "remote/remote.h"
 #include "tui/cmd.h"
 #include "tui/rec.h"
 #include "tui/tui.h"
@@ -15,12 +16,16 @@
 static const cmd_text file_help[] = {
 	{ SLOT_USE_FILE,
 	  "usage: mprof-tui [options] FILE\n"
-	  "       mprof-tui [options] BASE NEW      (or --base BASE NEW; d: NEW - BASE)\n" },
+	  "       mprof-tui [options] BASE NEW      (or --base BASE NEW; d: NEW - BASE)\n"
+	  "       (FILE, BASE, NEW: a path, or an http:// or https:// URL such as a Go\n"
+	  "       service's http://HOST:PORT/debug/pprof/heap, fetched with libcurl)\n" },
 	{ SLOT_TWO_RUNS,
 	  "Two runs, and other tools' formats:\n"
 	  "  --base BASE          with NEW: the UI opens NEW and d toggles the diff\n"
 	  "                       NEW - BASE on every screen (mprof-tui BASE NEW\n"
-	  "                       does the same; in batch both mean --diff BASE)\n" },
+	  "                       does the same; in batch both mean --diff BASE)\n"
+	  "  --timeout SECONDS    the whole fetch of a URL at most (default 30;\n"
+	  "                       ?seconds=N of a delta profile adds N)\n" },
 	{ 0, NULL },
 };
 
@@ -34,7 +39,7 @@ int cmd_file_ui(const cli *c, const char *base_path, const char *path, int g, in
 		return rc;
 	prof_error err;
 	prof *base = NULL;
-	if (base_path && !(base = prof_load(base_path, &err))) {
+	if (base_path && !(base = remote_load(base_path, &err))) {
 		fprintf(stderr, "mprof-tui: %s\n", err.msg);
 		opened_free(&f, 0);
 		return EXIT_BAD;
@@ -112,7 +117,7 @@ static const cmd *const file_also[] = { &cmd_report, &cmd_rec, NULL };
 
 const cmd cmd_file = {
 	.name = "a profile file",
-	.takes = CMD_BIT(OPT_BASE) | CMD_BIT(OPT_DIFF) | CMD_BIT(OPT_PEAK) | CMD_METRIC | CMD_SYMS,
+	.takes = CMD_BIT(OPT_BASE) | CMD_BIT(OPT_DIFF) | CMD_BIT(OPT_PEAK) | CMD_BIT(OPT_TIMEOUT) | CMD_METRIC | CMD_SYMS,
 	.help = file_help,
 	.run = main_profile,
 	.also = file_also,

@@ -9,6 +9,7 @@
 
 #include "core/diff.h"
 #include "core/load.h"
+#include "remote/remote.h"
 #include "tui/cmd.h"
 
 /* --peak: p's counters at the peak; -1 (said) when p kept none. */
@@ -28,7 +29,7 @@ int opened_load(opened *f, const cli *c, const char *path)
 	memset(f, 0, sizeof(*f));
 	if (c->given)
 		f->p = c->given;
-	else if (!(f->p = prof_load(path, &err))) {
+	else if (!(f->p = remote_load(path, &err))) {
 		fprintf(stderr, "mprof-tui: %s\n", err.msg);
 		return EXIT_BAD;
 	}
@@ -39,10 +40,10 @@ int opened_load(opened *f, const cli *c, const char *path)
 	}
 	if (c->diff_base) {   /* --diff BASE NEW: from here on p holds NEW - BASE */
 		sym_opts bso = c->so, nso = c->so;
-		bso.profile_path = c->diff_base;
-		nso.profile_path = path;
+		bso.profile_path = remote_is_url(c->diff_base) ? NULL : c->diff_base;
+		nso.profile_path = remote_is_url(path) ? NULL : path;
 		diff_stats ds;
-		prof *b = prof_load(c->diff_base, &err);
+		prof *b = remote_load(c->diff_base, &err);
 		if (b && c->peak && cmd_peak_select(b, c->diff_base)) {
 			prof_free(b);
 			prof_free(f->p);
@@ -69,7 +70,7 @@ int opened_load(opened *f, const cli *c, const char *path)
 int opened_build(opened *f, const cli *c, const char *path, int g)
 {
 	f->so = c->so;
-	f->so.profile_path = path;
+	f->so.profile_path = remote_is_url(path) ? NULL : path;   /* a URL's "folder" holds no binaries */
 	/* Raw address rows need no symbols: skynet-mprof's own report. */
 	int raw = f->so.no_symbols && g == SYM_GRAN_ADDRESS;
 	f->sy = raw ? NULL : sym_open(f->p, &f->so);

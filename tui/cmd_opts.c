@@ -12,6 +12,7 @@
 #include "attach/live/window.h"
 #include "core/export.h"
 #include "core/graph.h"
+#include "remote/remote.h"
 #include "tui/cmd.h"
 
 #define O_FIRST 256
@@ -28,6 +29,7 @@ static const char *const opt_names[OPT_N] = {
 	[OPT_FAULTS] = "--faults", [OPT_DURATION] = "--duration", [OPT_WINDOW] = "--window",
 	[OPT_KEEP] = "--keep", [OPT_SAMPLE_RATE] = "--sample-rate", [OPT_OUTPUT] = "-o", [OPT_HELP] = "-h",
 	[OPT_PEAK] = "--peak", [OPT_BUDGET] = "--budget",
+	[OPT_TIMEOUT] = "--timeout",
 };
 
 const char *cli_opt_name(int opt)
@@ -89,7 +91,8 @@ int cli_parse(cli *c, int argc, char **argv)
 	       O_FAULTS = O_FIRST + OPT_FAULTS, O_DURATION = O_FIRST + OPT_DURATION,
 	       O_WINDOW = O_FIRST + OPT_WINDOW, O_KEEP = O_FIRST + OPT_KEEP,
 	       O_SAMPLE_RATE = O_FIRST + OPT_SAMPLE_RATE, O_PEAK = O_FIRST + OPT_PEAK,
-	       O_BUDGET = O_FIRST + OPT_BUDGET };
+	       O_BUDGET = O_FIRST + OPT_BUDGET,
+	       O_TIMEOUT = O_FIRST + OPT_TIMEOUT };
 	static const struct option opts[] = {
 		{ "top", required_argument, NULL, O_TOP },
 		{ "alloc", no_argument, NULL, O_ALLOC },
@@ -127,6 +130,7 @@ int cli_parse(cli *c, int argc, char **argv)
 		{ "peak", no_argument, NULL, O_PEAK },
 		{ "budget", required_argument, NULL, O_BUDGET },
 		{ "output", required_argument, NULL, 'o' },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -217,6 +221,17 @@ int cli_parse(cli *c, int argc, char **argv)
 				fprintf(stderr, "mprof-tui: --duration takes seconds (more than 0), not '%s'\n", optarg);
 				return EXIT_BAD;
 			}
+			break;
+		}
+		case O_TIMEOUT: {
+			char *end;
+			errno = 0;
+			c->timeout_s = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(c->timeout_s > 0) || c->timeout_s > 86400) {
+				fprintf(stderr, "mprof-tui: --timeout takes seconds (more than 0), not '%s'\n", optarg);
+				return EXIT_BAD;
+			}
+			remote_set_timeout(c->timeout_s);
 			break;
 		}
 		case O_WINDOW:

@@ -8,6 +8,7 @@
 
 #include "core/export.h"
 #include "core/flamegraph.h"
+#include "core/gomem.h"
 #include "core/graph.h"
 #include "core/report.h"
 #include "tui/missing_syms.h"
@@ -78,7 +79,7 @@ int cmd_batch(const cli *c, const char *path, int g)
 		return EXIT_BAD;
 	}
 	if (c->info) {
-		rc = report_info(stdout, f.p) ? 1 : 0;
+		rc = report_info(stdout, f.p) || gomem_report(stdout, f.p) ? 1 : 0;
 		opened_free(&f, 0);
 		return cmd_stdout_done(rc);
 	}
