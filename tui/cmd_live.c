@@ -11,19 +11,25 @@
 #include "attach/live/listing.h"
 #include "attach/live/record_attach.h"
 #include "attach/proc/procfs.h"
+#include "remote/remote.h"
 #include "tui/allocs_ui.h"
 #include "tui/cmd.h"
 #include "tui/tui.h"
 
 static const cmd_text live_help[] = {
 	{ SLOT_USE_LIVE,
-	  "       mprof-tui --attach [PID] [--interval MS]\n" },
+	  "       mprof-tui --attach [PID] [--interval MS]\n"
+	  "       mprof-tui --attach URL [--interval MS] [--timeout SECONDS]\n" },
 	{ SLOT_LIVE,
 	  "Live (a process running under libmprof.so):\n"
 	  "  --attach PID         follow it: the screens of a file, refreshed, a\n"
 	  "                       timeline (heap in use, RSS); m snapshot, d diff\n"
 	  "                       two snapshots (growth), p pause, w/W write,\n"
-	  "                       z/Z zoom the timeline, = fit the whole run\n" },
+	  "                       z/Z zoom the timeline, = fit the whole run\n"
+	  "  --attach URL         follow a served heap profile (a Go service's\n"
+	  "                       /debug/pprof/heap, --serve's): fetched every\n"
+	  "                       --interval (default 2000 ms); a failed fetch is\n"
+	  "                       on the status line, the last profile stays\n" },
 	{ 0, NULL },
 };
 
@@ -71,6 +77,15 @@ static int main_attach(const cli *c, const char *pid_arg, int extra)
 {
 	char lib[4096];
 	prof_error err;
+	if (remote_is_url(pid_arg) && !extra && !c->rec_dir) {
+		int g = cli_gran(c);
+		if (g < 0)
+			return EXIT_BAD;
+		/* A refetch is a request to the service: 2 s unless --interval says. */
+		tui_live_opts lo = { .interval_ms = (c->opts & CMD_BIT(OPT_INTERVAL)) ? (int)c->interval : 2000,
+				     .so = c->so, .gran = g, .alloc = c->ro.alloc, .objects = c->ro.objects };
+		return tui_live_http(pid_arg, &lo);
+	}
 	long pid = proc_pid_arg(pid_arg);
 	if (extra || pid < 0) {
 		fprintf(stderr, "mprof-tui: --attach takes one process id, not '%s'\n", pid_arg);
@@ -158,7 +173,7 @@ static int launch_claims(const cli *c)
 
 const cmd cmd_live = {
 	.name = "--attach",
-	.takes = CMD_BIT(OPT_ATTACH) | CMD_BIT(OPT_INTERVAL) | CMD_METRIC | CMD_SYMS,
+	.takes = CMD_BIT(OPT_ATTACH) | CMD_BIT(OPT_INTERVAL) | CMD_BIT(OPT_TIMEOUT) | CMD_METRIC | CMD_SYMS,
 	.help = live_help,
 	.claims = live_claims,
 	.run = live_run,

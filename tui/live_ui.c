@@ -46,6 +46,10 @@ static void final_status(app *a)
 void live_title_update(app *a)
 {
 	live_ui *lv = LV(a);
+	if (lv->retitle) {
+		lv->retitle(a);
+		return;
+	}
 	char state[64], d[200] = "";
 	follow_ui_state(&lv->fu.f, lv->fu.f.exited, lv->paused, state, sizeof(state));
 	if (lv->diff) {
@@ -90,6 +94,8 @@ static void moment_take(live_ui *lv)
 int live_refresh(app *a)
 {
 	live_ui *lv = LV(a);
+	if (lv->pull)
+		return lv->pull(a);
 	int64_t k0 = lv->at.k;
 	int ch = follow_ui_pull(&lv->fu, a, 1);   /* the strip up to the moment of the counters */
 	if (ch >= 0)
@@ -102,6 +108,14 @@ int live_refresh(app *a)
 		follow_since_note(&lv->fu.f, lv->note, sizeof(lv->note));
 	if (!ch)
 		return lv->at.k != k0;   /* nothing moved but time: the strip goes on */
+	return live_show(a, ch);
+}
+
+/* Puts a change (FOLLOW_* flags, not 0) under the view, or moves a diff
+ * whose end is "now"; 1. The HTTP source (http_ui.c) shows through it too. */
+int live_show(app *a, int ch)
+{
+	live_ui *lv = LV(a);
 	if (lv->diff) {
 		if (lv->to < 0) {   /* "now" is one end: the diff moves too, and its growth */
 			int shown = !strcmp(a->v.status, lv->growth);
@@ -231,7 +245,7 @@ static int live_wait_ms(const app *a)
 	return follow_ui_wait_ms(next, 250);
 }
 
-static int live_key(app *a, int key)
+int live_key(app *a, int key)
 {
 	live_ui *lv = LV(a);
 	view *v = &a->v;
@@ -265,12 +279,12 @@ static int live_key(app *a, int key)
 	return REACT_UNHANDLED;
 }
 
-static const char *live_title_state(const app *a)
+const char *live_title_state(const app *a)
 {
 	return LV(a)->state;
 }
 
-static const char *live_status_note(const app *a)
+const char *live_status_note(const app *a)
 {
 	return LV(a)->note;
 }
@@ -279,6 +293,15 @@ static const char *live_file_stem(const app *a)
 {
 	(void)a;
 	return "mprof-live";
+}
+
+/* --alloc and --objects on a live view just opened (http_ui.c's too). */
+void live_view_opts(app *a, const tui_live_opts *o)
+{
+	if (o->alloc)
+		view_toggle_alloc(&a->v);
+	if (o->objects)
+		view_toggle_objects(&a->v);
 }
 
 /* Stops a -- CMD child still running (saying so once the UI ran), then
@@ -380,10 +403,7 @@ int tui_live(const tui_live_opts *o)
 		app_free(&a);
 		return 1;
 	}
-	if (o->alloc)
-		view_toggle_alloc(&a.v);
-	if (o->objects)
-		view_toggle_objects(&a.v);
+	live_view_opts(&a, o);
 	if (o->argv)
 		snprintf(a.v.status, sizeof(a.v.status), "started %.60s (pid %d); its output goes to %.150s", o->argv[0],
 			 (int)pid, lv.out);

@@ -52,6 +52,9 @@ typedef struct live_ui {
 	int late;                /* the hook was injected: history before it is unknown */
 	int allocs_tries;        /* reads of the allocator table left (the hook writes it at start) */
 	int execs;               /* new programs the process ran (exec) while followed */
+	/* Another source than a segment (http_ui.c): its refresh and title. */
+	int (*pull)(app *a);
+	void (*retitle)(app *a);
 } live_ui;
 
 static inline live_ui *LV(const app *a)
@@ -62,6 +65,11 @@ static inline live_ui *LV(const app *a)
 /* live_ui.c */
 void live_title_update(app *a);
 int live_refresh(app *a);
+int live_show(app *a, int ch);
+int live_key(app *a, int key);
+const char *live_title_state(const app *a);
+const char *live_status_note(const app *a);
+void live_view_opts(app *a, const tui_live_opts *o);
 
 /* live_snap.c: snapshots (m) and the diff of two moments (d) */
 const char *live_moment_name(const live_ui *lv, int i, char *buf, size_t len);

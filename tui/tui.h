@@ -57,6 +57,10 @@ typedef struct tui_live_opts {
 /* Runs the live UI until the user quits. Errors (no such process, another
  * user's, no segment, a bad one) print one line and return 2. */
 int tui_live(const tui_live_opts *o);
+/* --attach URL: the live UI over a profile served over HTTP, refetched
+ * every o->interval_ms (http_ui.c); a first fetch that fails prints one
+ * line and returns 2. */
+int tui_live_http(const char *url, const tui_live_opts *o);
 
 /* --faults --attach PID: its page faults by stack, live (faults_ui.c);
  * pid, interval, gran, objects and so of o are used. Errors print one
