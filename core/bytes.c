@@ -1,6 +1,7 @@
 /* bytes.c - the one formatter of sizes shown to people (bytes.h): bytes
  * below 1 KiB as they are, above in the largest binary unit that keeps the
- * value at least 1, with two, one or no decimals so that three figures show. */
+ * value at least 1, with two, one or no decimals so that three figures show;
+ * and the exact form of a setting (bytes_exact). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,4 +43,16 @@ int bytes_parse(const char *s, uint64_t max, uint64_t *v)
 		return -1;
 	*v = (uint64_t)n << shift;
 	return 0;
+}
+
+char *bytes_exact(char *buf, size_t len, uint64_t v)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int u = 0;
+	while (u < 4 && v >= 1024 && v % 1024 == 0) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%llu %s", (unsigned long long)v, unit[u]);
+	return buf;
 }

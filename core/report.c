@@ -1,6 +1,7 @@
 /* report.c - the batch reports. The text form matches skynet-mprof's
  * mprof.go (-top=flat|cum, -info) column for column. */
 #include "core/report.h"
+#include "core/bytes.h"
 #include "core/safetext.h"
 
 #include <stdlib.h>
@@ -231,11 +232,5 @@ int report_info(FILE *out, const prof *p)
 /* Exact, not bytes_fmt's rounding (bytes.h): a rate is a setting the user gives back. */
 void report_rate(char *buf, size_t len, uint64_t rate)
 {
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	int u = 0;
-	while (u < 4 && rate >= 1024 && rate % 1024 == 0) {
-		rate /= 1024;
-		u++;
-	}
-	snprintf(buf, len, "%llu %s", (unsigned long long)rate, unit[u]);
+	bytes_exact(buf, len, rate);
 }
