@@ -25,7 +25,8 @@ enum cmd_opt {
 	OPT_NOSYM, OPT_ROOT, OPT_SPATH, OPT_SDIR, OPT_SNAPSHOT, OPT_SERVE, OPT_EXPORT, OPT_DIFF,
 	OPT_BASE, OPT_FLAME, OPT_GRAPH, OPT_ATTACH, OPT_INJECT, OPT_DETACH, OPT_INTERVAL,
 	OPT_RECORD, OPT_AT, OPT_DIFF_AT, OPT_LEAKS, OPT_TEMP, OPT_FAULTS, OPT_DURATION,
-	OPT_WINDOW, OPT_KEEP, OPT_SAMPLE_RATE, OPT_OUTPUT, OPT_HELP, OPT_PEAK, OPT_BUDGET, OPT_TIMEOUT, OPT_N
+	OPT_WINDOW, OPT_KEEP, OPT_SAMPLE_RATE, OPT_OUTPUT, OPT_HELP, OPT_PEAK, OPT_BUDGET, OPT_TIMEOUT,
+	OPT_DUMP_ON, OPT_N
 };
 #define CMD_BIT(o) ((uint64_t)1 << (o))
 /* The options every mode that reads symbols takes. */
@@ -55,6 +56,7 @@ typedef struct cli {
 	double duration;                 /* --duration SECONDS, 0: until it exits */
 	double timeout_s;                /* --timeout SECONDS of an HTTP fetch; 0: the default */
 	const char *sample_rate;         /* --sample-rate=R */
+	const char *dump_on;             /* --dump-on TRIGGERS */
 	int batch;                       /* a report, not the UI */
 	double window_s;                 /* --window SECONDS; 0 none */
 	int keep;                        /* --keep: a hook loaded for the window stays on */
@@ -97,7 +99,7 @@ typedef struct cmd {
 
 extern const cmd cmd_file, cmd_report, cmd_rec, cmd_record, cmd_snapshot, cmd_serve,
 	cmd_window, cmd_live, cmd_listing, cmd_info_attach, cmd_launch, cmd_inject,
-	cmd_sample, cmd_faults, cmd_faults_live, cmd_detach, cmd_budget;
+	cmd_sample, cmd_faults, cmd_faults_live, cmd_detach, cmd_budget, cmd_dumpon;
 
 /* Parses argv into c (cmd_opts.c); -1 to go on, CLI_HELP for -h, else
  * the exit status. */

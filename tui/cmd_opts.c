@@ -29,7 +29,7 @@ static const char *const opt_names[OPT_N] = {
 	[OPT_FAULTS] = "--faults", [OPT_DURATION] = "--duration", [OPT_WINDOW] = "--window",
 	[OPT_KEEP] = "--keep", [OPT_SAMPLE_RATE] = "--sample-rate", [OPT_OUTPUT] = "-o", [OPT_HELP] = "-h",
 	[OPT_PEAK] = "--peak", [OPT_BUDGET] = "--budget",
-	[OPT_TIMEOUT] = "--timeout",
+	[OPT_TIMEOUT] = "--timeout", [OPT_DUMP_ON] = "--dump-on",
 };
 
 const char *cli_opt_name(int opt)
@@ -92,7 +92,7 @@ int cli_parse(cli *c, int argc, char **argv)
 	       O_WINDOW = O_FIRST + OPT_WINDOW, O_KEEP = O_FIRST + OPT_KEEP,
 	       O_SAMPLE_RATE = O_FIRST + OPT_SAMPLE_RATE, O_PEAK = O_FIRST + OPT_PEAK,
 	       O_BUDGET = O_FIRST + OPT_BUDGET,
-	       O_TIMEOUT = O_FIRST + OPT_TIMEOUT };
+	       O_TIMEOUT = O_FIRST + OPT_TIMEOUT, O_DUMP_ON = O_FIRST + OPT_DUMP_ON };
 	static const struct option opts[] = {
 		{ "top", required_argument, NULL, O_TOP },
 		{ "alloc", no_argument, NULL, O_ALLOC },
@@ -129,6 +129,7 @@ int cli_parse(cli *c, int argc, char **argv)
 		{ "sample-rate", required_argument, NULL, O_SAMPLE_RATE },
 		{ "peak", no_argument, NULL, O_PEAK },
 		{ "budget", required_argument, NULL, O_BUDGET },
+		{ "dump-on", required_argument, NULL, O_DUMP_ON },
 		{ "output", required_argument, NULL, 'o' },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },
@@ -243,6 +244,7 @@ int cli_parse(cli *c, int argc, char **argv)
 			break;
 		case O_KEEP: c->keep = 1; break;
 		case O_SAMPLE_RATE: c->sample_rate = optarg; break;
+		case O_DUMP_ON: c->dump_on = optarg; break;
 		case O_INTERVAL: {
 			char *end;
 			errno = 0;

@@ -14,8 +14,7 @@ static const cmd_text sample_help[] = {
 	  "                       one allocation per R bytes on average (512K, 1M;\n"
 	  "                       counts become unbiased estimates), all, or off\n"
 	  "                       (nothing new; frees of recorded blocks still count);\n"
-	  "                       taken within the next 64 KiB a thread allocates\n"
-	  "\n" },
+	  "                       taken within the next 64 KiB a thread allocates\n" },
 	{ 0, NULL },
 };
 

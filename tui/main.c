@@ -12,7 +12,7 @@
 
 /* Dispatch order: the first entry that claims the command line runs. */
 static const cmd *const cmds[] = {
-	&cmd_snapshot, &cmd_serve, &cmd_window, &cmd_sample, &cmd_inject, &cmd_detach,
+	&cmd_snapshot, &cmd_serve, &cmd_window, &cmd_sample, &cmd_dumpon, &cmd_inject, &cmd_detach,
 	&cmd_listing, &cmd_faults_live, &cmd_faults, &cmd_info_attach, &cmd_record,
 	&cmd_budget, &cmd_live, &cmd_launch, &cmd_file,
 };

@@ -2,7 +2,8 @@
  * another's: MPROF_OUT with %p (pid) and %e (program) expanded; the process
  * the user started writes that name, every other one (forked, or exec'd by
  * a process that records too) adds ".PROGRAM.PID" before the extension,
- * the parts %e and %p did not already give.  SIGUSR2 dumps end in ".N".
+ * the parts %e and %p did not already give.  SIGUSR2 dumps end in ".N",
+ * triggered ones (dumpon.c) have ".trigger-N" before the extension.
  * Allocation-free: dumps are written from signal handlers too.  Also what
  * exec'd children inherit: MPROF_FOLLOW=0 keeps the hook out of them. */
 #include "attach/hook/hook.h"
@@ -32,7 +33,8 @@ int dumpname_init(void)
 	return seg_file_header(path, &hd) && hd.pid == (int64_t)getppid();
 }
 
-void dumpname_path(char *dst, size_t cap, const char *pattern, int other, unsigned seq)
+/* The name with mid before the extension and seq (when not 0) after it. */
+static void name_make(char *dst, size_t cap, const char *pattern, int other, const char *mid, unsigned seq)
 {
 	char base[4096];
 	size_t k = 0;
@@ -65,7 +67,19 @@ void dumpname_path(char *dst, size_t cap, const char *pattern, int other, unsign
 	char suffix[24] = "";
 	if (seq)
 		snprintf(suffix, sizeof(suffix), ".%u", seq);
-	snprintf(dst, cap, "%.*s%s%s%s", (int)stem, base, tag, base + stem, suffix);
+	snprintf(dst, cap, "%.*s%s%s%s%s", (int)stem, base, tag, mid, base + stem, suffix);
+}
+
+void dumpname_path(char *dst, size_t cap, const char *pattern, int other, unsigned seq)
+{
+	name_make(dst, cap, pattern, other, "", seq);
+}
+
+void dumpname_trigger(char *dst, size_t cap, const char *pattern, int other, unsigned n)
+{
+	char mid[32];
+	snprintf(mid, sizeof(mid), ".trigger-%u", n);
+	name_make(dst, cap, pattern, other, mid, 0);
 }
 
 /* MPROF_FOLLOW=0: blank libmprof out of LD_PRELOAD so exec'd children run

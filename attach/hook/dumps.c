@@ -42,10 +42,8 @@ void dumps_forked(void)
 	dump_seq = 0;
 }
 
-static void dump_to(seg_header *h, unsigned seq, int try)
+int dumps_write(seg_header *h, const char *path, int try)
 {
-	char path[4200];
-	dumpname_path(path, sizeof(path), out_path, forked_child || descendant, seq);
 	modules_scan(h, try);
 	int e = dump_write(h, path, out_v1);
 	if (e) {
@@ -53,6 +51,24 @@ static void dump_to(seg_header *h, unsigned seq, int try)
 		snprintf(why, sizeof(why), ": %s", strerrordesc_np(e) ? strerrordesc_np(e) : "unknown error");
 		hook_say("cannot write ", path, why);
 	}
+	return e;
+}
+
+static void dump_to(seg_header *h, unsigned seq, int try)
+{
+	char path[4200];
+	dumpname_path(path, sizeof(path), out_path, forked_child || descendant, seq);
+	dumps_write(h, path, try);
+}
+
+int dumps_trigger_path(char *dst, size_t cap, const char *pattern, unsigned n)
+{
+	if (!pattern)
+		pattern = out_path;
+	if (!pattern[0])
+		return -1;
+	dumpname_trigger(dst, cap, pattern, forked_child || descendant, n);
+	return 0;
 }
 
 static void on_usr2(int sig)

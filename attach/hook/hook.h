@@ -11,7 +11,8 @@
  * recordings, sample.c samples, got.c reaches callers through their GOT
  * slots, resolve.c finds each entry's real function, arena.c serves the
  * calls made before it is known, segment_create.c makes the segment (and a
- * forked child's copy), dumpname.c names dumps, epoch.c starts the counts
+ * forked child's copy), dumpname.c names dumps, dumpon.c writes the
+ * triggered ones (MPROF_DUMP_ON), epoch.c starts the counts
  * afresh at a re-injection; allocators.c finds the
  * allocators interposition does not reach (allocfam.c says which functions
  * make one) and entry.c patches their entry points to jump to
@@ -231,6 +232,8 @@ int dumpname_init(void);
 /* The dump's path from MPROF_OUT's pattern; other: a process the user did
  * not start (forked, or exec'd by a recording process); seq: SIGUSR2's. */
 void dumpname_path(char *dst, size_t cap, const char *pattern, int other, unsigned seq);
+/* A triggered dump's path: ".trigger-N" before the extension (out.trigger-1.pro). */
+void dumpname_trigger(char *dst, size_t cap, const char *pattern, int other, unsigned n);
 /* Blanks libmprof out of LD_PRELOAD (MPROF_FOLLOW=0). */
 void dumpname_unfollow(void);
 
@@ -241,6 +244,16 @@ void dumpname_unfollow(void);
 void dumps_init(void);
 void dumps_arm(int late);
 void dumps_forked(void);
+/* The n-th triggered dump's path under pattern (NULL: MPROF_OUT's); -1
+ * when there is no pattern.  dumps_write writes h there (modules
+ * rescanned), saying why on failure; 0 or the errno. */
+int dumps_trigger_path(char *dst, size_t cap, const char *pattern, unsigned n);
+int dumps_write(seg_header *h, const char *path, int try);
+/* dumpon.c: MPROF_DUMP_ON read at start (after dumps_init; its thread
+ * starts once the segment exists: dumpon_start); dumpon_forked: a forked
+ * child runs no trigger. */
+void dumpon_start(seg_header *h);
+void dumpon_forked(void);
 /* loadhow.c: 1 when the hook was dlopened into a running program
  * (mprof-tui --inject), 0 when it came with the program (LD_PRELOAD). */
 int hook_loaded_late(void);

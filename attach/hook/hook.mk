@@ -4,7 +4,7 @@
 # code (test/integration/hook_link.sh checks the objects).
 HOOK_SRC += $(wildcard attach/hook/*.c) \
 	core/pro_native_write.c core/pro_v1_write.c core/wbuf.c core/loadutil.c core/atomicfile.c \
-	core/prof_peak.c
+	core/prof_peak.c core/bytes.c
 HOOK_LIBS += -lunwind -lm
 # The recorder's compression; zstd gets the writer's mmap'd memory, never malloc.
 HOOK_LIBS += $(shell pkg-config --libs libzstd 2>/dev/null || echo -lzstd)

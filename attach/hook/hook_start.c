@@ -70,6 +70,7 @@ static void fork_child(void)
 		return;
 	}
 	dumps_forked();
+	dumpon_forked();
 	seg_header *h = hook_seg_clone(old, (uint32_t)hook_max_depth, hook_page_size, &seg_size);
 	if (!h) {
 		hook_seg = NULL;
@@ -195,6 +196,7 @@ void hook_init(void)
 	dumps_arm(hook_loaded_late());
 	h->state = SEG_STATE_RUNNING;
 	hook_seg = h;
+	dumpon_start(h);
 	if (rec_dir && *rec_dir)
 		record_start(h, rec_dir);
 	__atomic_store_n(&hook_state, 2, __ATOMIC_RELEASE);

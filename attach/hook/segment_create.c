@@ -70,6 +70,8 @@ seg_header *hook_seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, uin
 	total = align64(total + stacks * sizeof(mp_counts));
 	uint64_t peak_off = total;    /* then the copy at the peak */
 	total = align64(total + stacks * sizeof(seg_peak_stack));
+	uint64_t dumpon_off = total;  /* then the triggered dumps' requests */
+	total = align64(total + sizeof(seg_dumpon));
 	total = (total + page_size - 1) & ~(uint64_t)(page_size - 1);
 	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0 && errno == EEXIST) {   /* left by a dead process with our pid */
@@ -117,6 +119,7 @@ seg_header *hook_seg_create(uint64_t stacks, uint64_t frames, uint64_t ring, uin
 	h->alloc_off = alloc_off;
 	h->win_off = win_off;
 	h->peak.off = peak_off;
+	h->sample.dumpon_off = dumpon_off;
 	((seg_allocs *)((char *)h + alloc_off))->cap = SEG_ALLOC_CAP;
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	memcpy(h->magic, SEG_MAGIC, 8);
@@ -155,7 +158,9 @@ seg_header *hook_seg_clone(seg_header *old, uint32_t max_depth, size_t page_size
 	 * number, so marks copied with the live table are cleared then. */
 	h->win_state = old->win_state & ~SEG_WIN_OPEN;
 	h->sample_rate = old->sample_rate;   /* and the requests seen: the child samples on as the parent did */
+	uint64_t dumpon_off = h->sample.dumpon_off;   /* the child's own: no trigger runs in it */
 	h->sample = old->sample;
+	h->sample.dumpon_off = dumpon_off;
 	memcpy((char *)h + h->peak.off, (char *)old + old->peak.off, ns * sizeof(seg_peak_stack));
 	seg_peak pk = old->peak;   /* the parent's peak is the child's so far */
 	pk.off = h->peak.off;

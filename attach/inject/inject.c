@@ -69,6 +69,14 @@ int inject_detach(int pid, prof_error *err)
 	return -1;
 }
 
+int inject_hook_call(int pid, const char *name, int64_t *ret, prof_error *err)
+{
+	(void)pid;
+	*ret = -1;
+	prof_errorf(err, "calling %s in a running process is implemented for x86_64 only", name);
+	return -1;
+}
+
 #else
 
 #include <dirent.h>
@@ -354,6 +362,16 @@ static uint64_t remote_sym(session *s, const char *path, const char *name)
 	return a + bias;
 }
 
+/* The address of name in the process's libmprof.so, 0 if none. */
+static uint64_t hook_sym(session *s, const char *name)
+{
+	uint64_t fn = 0;
+	for (size_t i = 0; i < s->nmaps && !fn; i++)
+		if (strstr(path_base(s->maps[i].path), "libmprof"))
+			fn = remote_sym(s, s->maps[i].path, name);
+	return fn;
+}
+
 static int wait_segment(int pid)
 {
 	for (int i = 0; i < 200; i++) {
@@ -444,10 +462,7 @@ int inject_load(int pid, const char *lib, char *alloc, size_t alloc_cap, prof_er
 			session_free(&s);
 			return INJECT_PRESENT;
 		}
-		uint64_t fn = 0;
-		for (size_t i = 0; i < s.nmaps && !fn; i++)
-			if (strstr(path_base(s.maps[i].path), "libmprof"))
-				fn = remote_sym(&s, s.maps[i].path, "mprof_attach");
+		uint64_t fn = hook_sym(&s, "mprof_attach");
 		if (!fn) {
 			prof_errorf(err, "process %d: no mprof_attach in its libmprof.so", pid);
 		} else if (!call_in(&s, fn, NULL, 0, NULL, &ret, err)) {
@@ -514,26 +529,31 @@ int inject_detach(int pid, prof_error *err)
 		prof_errorf(err, "process %d is already detached (mprof-tui --inject %d records again)", pid, pid);
 		return -1;
 	}
+	int64_t ret;
+	if (inject_hook_call(pid, "mprof_detach", &ret, err))
+		return -1;
+	if ((int)ret < 0) {
+		prof_errorf(err, "process %d: mprof_detach failed (the hook was not loaded late)", pid);
+		return -1;
+	}
+	return (int)ret;
+}
+
+int inject_hook_call(int pid, const char *name, int64_t *ret, prof_error *err)
+{
 	session s;
 	char libc[512];
 	if (session_open(&s, pid, libc, sizeof(libc), err)) {
 		session_free(&s);
 		return -1;
 	}
-	uint64_t fn = 0;
-	for (size_t i = 0; i < s.nmaps && !fn; i++)
-		if (strstr(path_base(s.maps[i].path), "libmprof"))
-			fn = remote_sym(&s, s.maps[i].path, "mprof_detach");
+	uint64_t fn = hook_sym(&s, name), r = 0;
 	int rc = -1;
-	uint64_t ret = 0;
 	if (!fn)
-		prof_errorf(err, "process %d: no mprof_detach in its libmprof.so", pid);
-	else if (!call_in(&s, fn, NULL, 0, NULL, &ret, err)) {
-		if ((int)ret < 0)
-			prof_errorf(err, "process %d: mprof_detach failed (the hook was not loaded late)", pid);
-		else
-			rc = (int)ret;
-	}
+		prof_errorf(err, "process %d: no %s in its libmprof.so", pid, name);
+	else if (!call_in(&s, fn, NULL, 0, NULL, &r, err))
+		rc = 0;
+	*ret = (int64_t)(int32_t)r;   /* the functions called return int */
 	session_free(&s);
 	return rc;
 }

@@ -7,6 +7,8 @@
 
 #include "core/load.h"
 
+#include <stdint.h>
+
 /* What inject_load found or did. */
 enum {
 	INJECT_LOADED = 0,      /* the hook was loaded: recording from now on */
@@ -26,6 +28,11 @@ int inject_load(int pid, const char *lib, char *alloc, size_t alloc_cap, prof_er
 /* Calls mprof_detach() in pid: its GOT slots back to libc, the segment
  * kept.  The slots restored (>= 0), or -1 with err. */
 int inject_detach(int pid, prof_error *err);
+
+/* Calls the hook's exported int name(void) in pid (ptrace, at a safe
+ * point, as inject_detach does): 0 with its return value in *ret, or -1
+ * with err. */
+int inject_hook_call(int pid, const char *name, int64_t *ret, prof_error *err);
 
 /* The segment's SEG_FLAG_* of pid, or -1 when it has none. */
 int inject_seg_flags(int pid);

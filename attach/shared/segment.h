@@ -86,8 +86,42 @@ typedef struct seg_sample {
 	uint64_t result;           /* enum seg_sample_result of the request done */
 	uint64_t changes;          /* rate changes applied since start: > 0, the counters mix rates */
 	uint64_t last;             /* the last finite rate > 1 in effect (0: none): what OFF keeps */
-	uint64_t pad[2];
+	uint64_t dumpon_off;       /* the header's, in this line's padding: seg_dumpon at this offset;
+				    * 0 none (a hook older than triggered dumps: this was reserved, zero) */
+	uint64_t pad[1];
 } seg_sample;
+
+/* Triggered dumps (MPROF_DUMP_ON, mprof-tui --dump-on; attach/shared/dumpon.h
+ * says the syntax).  A consumer writes spec and out, then adds 1 to seq
+ * (release); the hook's trigger thread takes it within a tick and stores
+ * result, active and where, then done = the seq it handled (release).
+ * While no trigger thread runs (running 0), the consumer starts one by
+ * calling the hook's mprof_dump_on() (ptrace, as --detach does).  The
+ * layout adds no field to the header (its offset is in seg_sample's
+ * padding), so the segment's version stays 5. */
+#define SEG_DUMPON_PATH 1024
+enum seg_dumpon_result {
+	SEG_DUMPON_OK = 1,          /* in effect */
+	SEG_DUMPON_BAD = 2,         /* spec does not parse (why says where) */
+	SEG_DUMPON_NO_OUT = 3,      /* out is empty and the process has no MPROF_OUT */
+	SEG_DUMPON_REFUSED = 4,     /* a trigger cannot work here (why: no cgroup v2, no memory.max) */
+};
+typedef struct seg_dumpon {
+	uint64_t seq;              /* requests made (the consumer's) */
+	uint64_t done;             /* the last one the hook handled */
+	uint64_t result;           /* enum seg_dumpon_result of it */
+	uint64_t running;          /* 1 while the hook's trigger thread runs */
+	uint64_t has_out;          /* 1 when the process has an MPROF_OUT (out may stay empty) */
+	uint64_t fired;            /* triggered dumps written */
+	uint64_t failed;           /* triggered dumps that could not be written */
+	int64_t last_ns;           /* CLOCK_REALTIME of the last one written */
+	char spec[256];            /* request: the triggers */
+	char out[SEG_DUMPON_PATH];   /* request: the dumps' name pattern (MPROF_OUT's rules); "" MPROF_OUT */
+	char active[256];          /* the hook's: the triggers in effect ("" none) */
+	char where[SEG_DUMPON_PATH]; /* the hook's: the next triggered dump's path */
+	char last[SEG_DUMPON_PATH];  /* the hook's: the last one written */
+	char why[256];             /* the hook's: why the last request was refused */
+} seg_dumpon;
 
 /* The peak (header.peak): each thread adds the bytes it records allocated
  * (less those freed) to its own running delta and folds it into inuse once

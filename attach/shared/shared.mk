@@ -3,7 +3,8 @@
 # --record --attach from outside), a module's ELF symbols read without
 # malloc (elfsym.c), mmap'd memory (mapmem.c), the allocator families the
 # hook patches (allocfam.c), the one parser of the numeric MPROF_* settings
-# (settings.c). Nothing here allocates through malloc; these
+# (settings.c), the triggers of triggered dumps (dumpon.c). Nothing here
+# allocates through malloc; these
 # headers are the only ones of attach/ that both sides include.
 SHARED_SRC := $(wildcard attach/shared/*.c)
 HOOK_SRC   += $(SHARED_SRC)
