@@ -1,6 +1,7 @@
 /* allocs_ui.c - the allocator table in words (see allocs_ui.h); the
  * segment reader (attach/live/segment_read.c) validates and copies it. */
 #include "tui/allocs_ui.h"
+#include "attach/live/dumpon_ctl.h"
 #include "attach/proc/procfs.h"
 #include "attach/live/sample_ctl.h"
 #include "attach/live/segment_read.h"
@@ -97,6 +98,9 @@ int allocs_info_print(const char *pid_arg)
 	printf("recording: %s\n", smp);
 	seg_since_text(&hc, smp, sizeof(smp));
 	printf("counts: %s\n", smp);
+	char trig[2400];
+	if (dumpon_ctl_text(m.h, m.len, &hc, trig, sizeof(trig)))
+		printf("triggered dumps: %s\n", trig);
 	printf("allocators:\n");
 	if (!allocs_print(stdout, m.h, m.len, "  ", 0))
 		printf("  (not recorded: the hook in this process predates the allocator table)\n");

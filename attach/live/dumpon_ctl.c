@@ -83,6 +83,26 @@ static void say_set(FILE *out, int pid, const dumpon_spec *sp, const seg_dumpon 
 		d->where);
 }
 
+/* The block at hc's dumpon_off when it lies inside len bytes, else NULL. */
+static const seg_dumpon *block_of(const seg_header *h, size_t len, const seg_header *hc)
+{
+	uint64_t off = hc->sample.dumpon_off;
+	if (!off || off % 64 || off > len || len - off < sizeof(seg_dumpon))
+		return NULL;
+	return (const seg_dumpon *)((const char *)h + off);
+}
+
+int dumpon_ctl_text(const seg_header *h, size_t len, const seg_header *hc, char *buf, size_t cap)
+{
+	const seg_dumpon *d = block_of(h, len, hc);
+	if (!d || __atomic_load_n(&d->result, __ATOMIC_ACQUIRE) != SEG_DUMPON_OK || !d->active[0])
+		return 0;
+	unsigned long long n = __atomic_load_n(&d->fired, __ATOMIC_ACQUIRE);
+	snprintf(buf, cap, "%.*s, %llu written, next %.*s", (int)sizeof(d->active), d->active, n,
+		 (int)sizeof(d->where), d->where);
+	return 1;
+}
+
 int dumpon_ctl_request(const char *spec, const char *pid_arg, const char *out_arg, FILE *out, FILE *err)
 {
 	dumpon_spec sp;
@@ -111,9 +131,8 @@ int dumpon_ctl_request(const char *spec, const char *pid_arg, const char *out_ar
 	if (seg_open_arg(&m, "--dump-on", pid_arg, &hc, 1, err) < 0)
 		return 2;
 	int rc = 2;
-	uint64_t off = hc.sample.dumpon_off;
-	seg_dumpon *d = (seg_dumpon *)((char *)m.h + off);
-	if (!off || off % 64 || off > m.len || m.len - off < sizeof(seg_dumpon)) {
+	seg_dumpon *d = (seg_dumpon *)block_of(m.h, m.len, &hc);   /* mapped writable */
+	if (!d) {
 		fprintf(err, "mprof-tui: %s: process %d runs an older libmprof.so, without triggered dumps\n", m.name,
 			pid);
 		goto out;

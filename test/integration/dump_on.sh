@@ -131,6 +131,9 @@ process $PID: the next triggered dump goes to $TMP/i.trigger-1.pro (later ones n
 	run_status "$MPROF" --dump-on rss:1G,heap:3M $PID
 	expect_eq "--dump-on again: replaces the triggers" "$STATUS:$(printf '%s\n' "$OUT" | sed -n 2p)" \
 		"0:process $PID: a dump when heap in use reaches 3 MiB"
+	expect_eq "--info --attach: the triggers in effect and the next dump" \
+		"$("$MPROF" --info --attach $PID | grep '^triggered dumps:')" \
+		"triggered dumps: rss:1G,heap:3M, 0 written, next $TMP/p.trigger-1.pro"
 	touch "$TMP/go2"
 	wait $PID
 	expect_eq "--dump-on again: one dump, at 3 MiB" "$(triggers p)|$(held "$TMP/p.trigger-1.pro")" "p.trigger-1.pro |$((3 * MIB))"
