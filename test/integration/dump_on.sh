@@ -161,3 +161,31 @@ else
 	fi
 	rmdir "$C" 2> /dev/null
 fi
+
+# --- memhigh's counting, simulated: memory.events of our own ------------------
+# In a private mount namespace (root) a directory is bound over the cgroup2
+# mount, so the hook reads a memory.events this test writes: a rise gives a
+# dump, a rise within the quiet second none, a rise after it another.
+cg=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+if [ "$(id -u)" != 0 ] || [ -z "$cg" ] || ! command -v unshare > /dev/null ||
+	! unshare --mount --propagation private true 2> /dev/null; then
+	ok "memhigh simulated # SKIP needs root, unshare and a cgroup2 mount"
+else
+	mkdir "$TMP/cg"
+	ev() { printf 'low 0\nhigh %s\nmax 0\noom 0\noom_kill 0\n' "$1" > "$TMP/cg/memory.events"; }
+	ev 0
+	unshare --mount --propagation private sh -c "mount --bind '$TMP/cg' '$cg' &&
+		MPROF_DUMP_ON=memhigh MPROF_OUT='$TMP/s.pro' LD_PRELOAD='$HOOK' exec '$GS' 1024 10 '$TMP/nogo' +2 s3500" \
+		> "$TMP/sim.out" 2> "$TMP/sim.err" &
+	SIM=$!
+	sleep 0.5; ev 3
+	sleep 0.3; ev 4
+	sleep 1.5; ev 9
+	sleep 0.2; ev 10
+	wait $SIM
+	expect_eq "memhigh simulated: nothing on stderr" "$(cat "$TMP/sim.err")" ""
+	expect_eq "memhigh simulated: a dump per rise after a quiet second (2)" "$(triggers s)" \
+		"s.trigger-1.pro s.trigger-2.pro "
+	expect_eq "memhigh simulated: each holds the program's 2 blocks" \
+		"$(held "$TMP/s.trigger-1.pro") $(held "$TMP/s.trigger-2.pro")" "$((2 * MIB)) $((2 * MIB))"
+fi
