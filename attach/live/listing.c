@@ -52,8 +52,11 @@ void listing_describe(const listing_entry *e, listing_text *t)
 int listing_entry_open(listing_entry *e, const char *dir, int pid)
 {
 	memset(e, 0, sizeof(*e));
-	e->pid = pid;
-	snprintf(e->path, sizeof(e->path), "%s/mprof-%d", dir, pid);
+	e->pid = e->inner = pid;
+	if (!strcmp(dir, "/dev/shm"))
+		e->inner = seg_path_of(pid, e->path, sizeof(e->path));
+	else
+		snprintf(e->path, sizeof(e->path), "%s/mprof-%d", dir, pid);
 	struct stat st;
 	if (lstat(e->path, &st))
 		return -1;
@@ -99,6 +102,30 @@ int listing_seg_pid(const char *name)
 	return (int)pid;
 }
 
+/* Containers' processes under the hook, by host pid: those in another
+ * mount or pid namespace whose segment seg_path_of finds (their own
+ * /dev/shm is not ours to list). */
+static void scan_containers(int **pids, size_t *n, size_t *cap)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return;
+	struct dirent *de;
+	char path[64];
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		if (*end || pid <= 0 || pid > INT32_MAX)
+			continue;
+		if (seg_path_of((int)pid, path, sizeof(path)) == pid && !proc_other_ns((int)pid, "mnt"))
+			continue;   /* ours: /dev/shm's listing has it */
+		if (access(path, F_OK) || vec_grow((void **)pids, cap, *n + 1, sizeof(**pids)))
+			continue;
+		(*pids)[(*n)++] = (int)pid;
+	}
+	closedir(d);
+}
+
 int listing_scan(const char *dir, int (*fn)(listing_entry *e, void *ctx), void *ctx)
 {
 	DIR *d = opendir(dir);
@@ -116,8 +143,15 @@ int listing_scan(const char *dir, int (*fn)(listing_entry *e, void *ctx), void *
 		pids[n++] = pid;
 	}
 	closedir(d);
+	if (!strcmp(dir, "/dev/shm"))
+		scan_containers(&pids, &n, &cap);
 	if (n)
 		qsort(pids, n, sizeof(*pids), pid_cmp);
+	size_t u = 0;   /* a process in another mount namespace that shares /dev/shm is found both ways */
+	for (size_t i = 0; i < n; i++)
+		if (!u || pids[u - 1] != pids[i])
+			pids[u++] = pids[i];
+	n = u;
 	int seen = 0, stop = 0;
 	listing_entry *e = malloc(sizeof(*e));   /* a path and a header: too big for a thread's stack frame */
 	for (size_t i = 0; e && i < n && !stop; i++) {
@@ -141,6 +175,9 @@ struct run_ctx {
 static int run_one(listing_entry *e, void *ctx)
 {
 	struct run_ctx *r = ctx;
+	int boxed = !strncmp(e->path, "/proc/", 6);   /* a container's, seen through its root */
+	if (!e->alive && boxed)
+		return 0;   /* its file: not ours to remove */
 	if (!e->alive) {   /* root removes another user's too; others get EPERM (sticky /dev/shm) */
 		listing_entry_close(e);
 		if (!unlink(e->path))
@@ -162,7 +199,10 @@ static int run_one(listing_entry *e, void *ctx)
 		fprintf(r->out, "%7s  %-19s  %10s  %s\n", "PID", "STARTED", "IN USE", "COMMAND");
 	listing_text t;
 	listing_describe(e, &t);
-	fprintf(r->out, "%7d  %-19s  %10s  %s\n", e->pid, t.started, t.inuse, t.cmd);
+	char where[48] = "";
+	if (e->inner != e->pid)   /* a container's: the pid it has in there */
+		snprintf(where, sizeof(where), "[container, pid %d there] ", e->inner);
+	fprintf(r->out, "%7d  %-19s  %10s  %s%s\n", e->pid, t.started, t.inuse, where, t.cmd);
 	r->shown++;
 	return 0;
 }

@@ -13,6 +13,7 @@
 /* One segment and what it says about its process. */
 typedef struct listing_entry {
 	int pid;
+	int inner;              /* its pid in its own namespace (a container's process), else pid */
 	char path[512];         /* the segment */
 	int mine;               /* the caller's user's, or (root) its process's own */
 	int alive;              /* the process runs and still has the hook */
@@ -24,8 +25,10 @@ typedef struct listing_entry {
 } listing_entry;
 
 /* Fills e for the segment of pid in dir; maps it when it is the caller's
- * user's and valid. 0, or -1 when dir holds no segment of pid. Close with
- * listing_entry_close. Reads only: nothing is removed or signalled. */
+ * user's and valid. 0, or -1 when dir holds no segment of pid. In
+ * /dev/shm, a container's process (pid: its host pid) is found where
+ * seg_path_of says. Close with listing_entry_close. Reads only: nothing is
+ * removed or signalled. */
 int listing_entry_open(listing_entry *e, const char *dir, int pid);
 void listing_entry_close(listing_entry *e);
 /* An ok entry as a listing shows it. */

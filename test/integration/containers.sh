@@ -3,7 +3,7 @@
 # and podman give; made here with unshare and a tmpfs on /dev/shm) under the
 # hook, read from the host by its host pid: its segment is found through
 # /proc/PID/root at the name its hook gave it (its pid in there, 1), for
-# --snapshot, --info --attach and --record --attach. peak_known holds f
+# --snapshot, the process list, --info --attach and --record --attach. peak_known holds f
 # 3 MiB and h 1 MiB exactly while it waits.
 . "$(dirname "$0")/../lib.sh"
 if [ "$(id -u)" != 0 ] || ! unshare --mount --pid --fork true 2> /dev/null; then
@@ -38,6 +38,10 @@ expect_eq "--snapshot HOSTPID: exit 0" "$STATUS $ERR" "0 "
 expect_eq "--snapshot: f holds 3 MiB" "$(cum f_hold "$TMP/snap.pro")" $((3 * MIB))
 expect_eq "--snapshot: h holds 1 MiB" "$(cum h_hold "$TMP/snap.pro")" $((1 * MIB))
 expect_eq "--snapshot: g holds nothing" "$(cum g_hold "$TMP/snap.pro")" ""
+
+"$MPROF" --attach > "$TMP/list" 2> /dev/null
+expect_match "the process list shows it by host pid, with its pid in there" \
+	"$(grep "^ *$hp " "$TMP/list")" "^ *$hp  .*  \[container, pid 1 there\] $TMP/pk $TMP/stop$"
 
 "$MPROF" --info --attach "$hp" > "$TMP/info" 2>&1
 expect_match "--info --attach HOSTPID: how the hook is in it" "$(cat "$TMP/info")" "hook: preloaded"
