@@ -147,6 +147,17 @@ int seg_owner_ok(const char *path, unsigned owner)
 	return (long)owner == st.uid[1] || (long)owner == st.uid[3];
 }
 
+/* The magic not written yet, or caught while it is written: each of its
+ * bytes still 0 or already the magic's (a reader may see a store half done). */
+static int magic_coming(const void *p)
+{
+	const unsigned char *b = p;
+	for (int i = 0; i < 8; i++)
+		if (b[i] && b[i] != (unsigned char)SEG_MAGIC[i])
+			return 0;
+	return memcmp(p, SEG_MAGIC, 8) != 0;
+}
+
 /* Maps path (writable: for seg_sample requests) after the checks below;
  * *young is set when the file looks like a segment its hook is still
  * making (shorter than a header, or no magic yet: it is written last). */
@@ -190,8 +201,7 @@ static int seg_map_once(seg_map *m, const char *path, seg_header *hc, int writab
 	 * is written to the mapping afterwards. */
 	seg_header own;
 	if (header_copy(hc ? hc : &own, p, (size_t)st.st_size, path, err)) {
-		static const char none[8];
-		*young = !memcmp(p, none, sizeof(none));
+		*young = magic_coming(p);
 		munmap(p, (size_t)st.st_size);
 		return -1;
 	}

@@ -87,13 +87,15 @@ if [ "$(id -u)" = 0 ]; then
 	chown 65534 $FAKE
 	corrupt "another owner" "owned by uid 65534, not by you \(uid 0\) nor by the process it names: refused$"
 fi
-# A segment its hook is still making (all zeros: the magic is written last)
-# is waited for, not refused: here it is made whole 0.3 s later.
+# A segment its hook is still making (the magic is written last, as the
+# hook does: every other byte first) is waited for, not refused: here the
+# magic comes 0.3 s later. (Writing the whole file over zeros raced: a
+# reader could see the magic before the header behind it.)
 python3 -c 'import struct, sys; d = bytearray(open(sys.argv[1], "rb").read()); d[24:32] = struct.pack("<q", int(sys.argv[3])); open(sys.argv[2], "wb").write(d)' \
 	"$TMP/seg.copy" "$TMP/seg.young" $SPID
 rm -f $FAKE
-head -c "$(stat -c %s "$TMP/seg.young")" /dev/zero > $FAKE && chmod 600 $FAKE
-(sleep 0.3; dd if="$TMP/seg.young" of=$FAKE conv=notrunc status=none) &
+{ head -c 8 /dev/zero; tail -c +9 "$TMP/seg.young"; } > $FAKE && chmod 600 $FAKE
+(sleep 0.3; dd if="$TMP/seg.young" of=$FAKE bs=8 count=1 conv=notrunc status=none) &
 run_status "$MPROF" --snapshot $SPID -o "$TMP/young.pro"
 wait $!
 # (the sleep is no hooked process: the snapshot says it holds what was left)
