@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "attach/inject/inject.h"
@@ -183,4 +184,29 @@ int live_child_start(live_ui *lv, const tui_live_opts *o, const char *lib, int h
 	if (dump)
 		dump_resolve(lv, dump, *pid);
 	return 0;
+}
+
+/* -- CMD whose segment went between the launch seeing it and the screen
+ * opening it: the program ended meanwhile (its hook removes the segment at
+ * exit). Reaped within a second, with its profile there: TUI_LIVE_ENDED
+ * as live_child_start; else 0 (the caller says why and stops it). */
+int live_child_gone(live_ui *lv, const tui_live_opts *o, pid_t pid)
+{
+	int st = -1;
+	for (int i = 0; i < 100 && st < 0; i++) {
+		int w;
+		if (waitpid(pid, &w, WNOHANG) == pid)
+			st = w;
+		else
+			nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+	}
+	if (st < 0 || !lv->dump[0] || !o->ended || access(lv->dump, R_OK))
+		return 0;
+	char said[600];
+	launch_out_settle(lv->out, said, sizeof(said));
+	snprintf(o->ended, o->ended_len, "%s", lv->dump);
+	fprintf(stderr, "mprof-tui: %s exited (%s %d) before its screen was up; %s; profile written to %s\n",
+		o->argv[0], WIFEXITED(st) ? "status" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), said,
+		lv->dump);
+	return TUI_LIVE_ENDED;
 }

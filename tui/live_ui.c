@@ -365,6 +365,8 @@ int tui_live(const tui_live_opts *o)
 		return 2;
 	}
 	if (follow_open(&lv.fu.f, (int)pid, have_lib ? lib : NULL, &err)) {
+		if (o->argv && live_child_gone(&lv, o, pid))
+			return TUI_LIVE_ENDED;   /* it ended between the launch and here */
 		fprintf(stderr, "mprof-tui: %s\n", err.msg);
 		if (o->argv) {
 			lv.fu.f.child = pid;

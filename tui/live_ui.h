@@ -96,5 +96,6 @@ void live_child_stop(live_ui *lv);
 int live_quit_key(app *a, int key);
 void live_child_end(live_ui *lv);
 int live_child_start(live_ui *lv, const tui_live_opts *o, const char *lib, int have_lib, prof_error *err, pid_t *pid);
+int live_child_gone(live_ui *lv, const tui_live_opts *o, pid_t pid);
 
 #endif
