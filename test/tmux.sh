@@ -44,10 +44,13 @@ screen_settled() {
 screen_after_50ms() { sleep 0.05; screen; }
 # wait_for TEXT [tenths]: polls the pane until TEXT shows (default 30 s:
 # sanitized builds on a busy machine are slow; a pass returns at once).
-wait_for() {
+wait_for() { wait_grep -F "$1" "$2"; }
+# wait_match RE [tenths]: the same for an extended regular expression.
+wait_match() { wait_grep -E "$1" "$2"; }
+wait_grep() {
 	n=0
-	while [ "$n" -lt "${2:-300}" ]; do
-		screen | grep -F -q -- "$1" && return 0
+	while [ "$n" -lt "${3:-300}" ]; do
+		screen | grep "$1" -q -- "$2" && return 0
 		sleep 0.1
 		n=$((n + 1))
 	done

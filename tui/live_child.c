@@ -6,7 +6,6 @@
  * every quit question is one key on the screen, Esc stays. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -145,15 +144,30 @@ static const char *dump_pattern(live_ui *lv, const tui_live_opts *o, char *buf, 
 	return buf;
 }
 
-/* The pattern with the child's pid for the hook's %p. */
+/* The pattern with each %p the child's pid, as its hook reads MPROF_OUT. */
 static void dump_resolve(live_ui *lv, const char *pat, pid_t pid)
 {
-	char *p = strstr(pat, "%p");
-	if (!p || p != pat + strlen(pat) - strlen(".pro") - 2) {   /* -o FILE: as given */
-		snprintf(lv->dump, sizeof(lv->dump), "%s", pat);
-		return;
+	size_t k = 0;
+	for (const char *s = pat; *s && k + 16 < sizeof(lv->dump); s++) {
+		if (s[0] == '%' && s[1] == 'p') {
+			k += (size_t)snprintf(lv->dump + k, sizeof(lv->dump) - k, "%d", (int)pid);
+			s++;
+		} else {
+			lv->dump[k++] = *s;
+		}
 	}
-	snprintf(lv->dump, sizeof(lv->dump), "%.*s%d.pro", (int)(p - pat), pat, (int)pid);
+	lv->dump[k] = 0;
+}
+
+/* A launch that ended before its screen was up, said as what: with its
+ * profile there, o->ended gets it and TUI_LIVE_ENDED; else 0. */
+static int ended_early(live_ui *lv, const tui_live_opts *o, const char *what)
+{
+	if (!lv->dump[0] || !o->ended || access(lv->dump, R_OK))
+		return 0;
+	snprintf(o->ended, o->ended_len, "%s", lv->dump);
+	fprintf(stderr, "mprof-tui: %s; profile written to %s\n", what, lv->dump);
+	return TUI_LIVE_ENDED;
 }
 
 /* -- CMD: started under the hook, Ctrl-C from then on stopping it too;
@@ -170,14 +184,10 @@ int live_child_start(live_ui *lv, const tui_live_opts *o, const char *lib, int h
 	const char *dump = dump_pattern(lv, o, pat, sizeof(pat));
 	int early;
 	if (launch_start(o->argv, lib, dump, lv->out, sizeof(lv->out), 5000, pid, &early, err)) {
-		if (early >= 0 && dump && o->ended) {
+		if (dump)
 			dump_resolve(lv, dump, *pid);
-			if (!access(lv->dump, R_OK)) {
-				snprintf(o->ended, o->ended_len, "%s", lv->dump);
-				fprintf(stderr, "mprof-tui: %s; profile written to %s\n", err->msg, lv->dump);
-				return TUI_LIVE_ENDED;
-			}
-		}
+		if (early >= 0 && ended_early(lv, o, err->msg))
+			return TUI_LIVE_ENDED;
 		fprintf(stderr, "mprof-tui: %s\n", err->msg);
 		return 2;
 	}
@@ -192,21 +202,12 @@ int live_child_start(live_ui *lv, const tui_live_opts *o, const char *lib, int h
  * as live_child_start; else 0 (the caller says why and stops it). */
 int live_child_gone(live_ui *lv, const tui_live_opts *o, pid_t pid)
 {
-	int st = -1;
-	for (int i = 0; i < 100 && st < 0; i++) {
-		int w;
-		if (waitpid(pid, &w, WNOHANG) == pid)
-			st = w;
-		else
-			nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
-	}
-	if (st < 0 || !lv->dump[0] || !o->ended || access(lv->dump, R_OK))
+	int st;
+	if (!launch_reap(pid, 1000, &st) || !lv->dump[0] || access(lv->dump, R_OK))
 		return 0;
-	char said[600];
+	char said[600], what[900];
 	launch_out_settle(lv->out, said, sizeof(said));
-	snprintf(o->ended, o->ended_len, "%s", lv->dump);
-	fprintf(stderr, "mprof-tui: %s exited (%s %d) before its screen was up; %s; profile written to %s\n",
-		o->argv[0], WIFEXITED(st) ? "status" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), said,
-		lv->dump);
-	return TUI_LIVE_ENDED;
+	snprintf(what, sizeof(what), "%.200s exited (%s %d) before its screen was up; %s", o->argv[0],
+		 WIFEXITED(st) ? "status" : "signal", WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), said);
+	return ended_early(lv, o, what);
 }

@@ -134,6 +134,13 @@ int live_show(app *a, int ch)
 	return 1;
 }
 
+/* The hook in pid was injected (history before it is unknown): one read of its flags. */
+static int live_injected(int pid)
+{
+	int flags = inject_seg_flags(pid);
+	return flags > 0 && (flags & SEG_FLAG_LATE);
+}
+
 /* The process ran a new program under the hook (exec: a wrapper script's
  * last step): follow that program from its new segment. The old one's
  * snapshots and diff go (their stacks are not the new program's); the
@@ -154,8 +161,7 @@ static int live_exec_follow(app *a)
 	nf.child_status = lv->fu.f.child_status;
 	follow old = lv->fu.f;
 	lv->fu.f = nf;
-	lv->execs++;
-	lv->late = inject_seg_flags(nf.pid) > 0 && (inject_seg_flags(nf.pid) & SEG_FLAG_LATE);
+	lv->late = live_injected(nf.pid);
 	lv->allocs_tries = 20;
 	int bad = follow_sync(&lv->fu.f) < 0;
 	follow_ui_sym(&lv->fu, a, 1);   /* closes the old program's symbols, which old's p backs */
@@ -384,7 +390,7 @@ int tui_live(const tui_live_opts *o)
 		lv.fu.f.child = pid;
 		lv.cmd = o->argv[0];
 		snprintf(lv.note, sizeof(lv.note), "output: %s", lv.out);
-	} else if ((lv.late = inject_seg_flags((int)pid) > 0 && (inject_seg_flags((int)pid) & SEG_FLAG_LATE))) {
+	} else if ((lv.late = live_injected((int)pid))) {
 		snprintf(lv.note, sizeof(lv.note), "history before the attach is unknown");
 	}
 	lv.allocs_tries = 20;

@@ -185,10 +185,8 @@ int follow_execd(const follow *f)
 {
 	if (f->pid <= 0 || f->exited || !f->m.h)
 		return 0;
-	char path[64];
-	seg_header h;
-	int inner = seg_path_of(f->pid, path, sizeof(path));
-	return seg_file_header(path, &h) && h.pid == (int64_t)inner &&
+	seg_header h;   /* the file at the path we mapped, its pid the one our header holds */
+	return seg_file_header(f->m.name, &h) && h.pid == f->hc.pid &&
 	       (h.start_mono_ns != f->hc.start_mono_ns || h.start_time_ns != f->hc.start_time_ns);
 }
 

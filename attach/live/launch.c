@@ -200,18 +200,23 @@ static void child_segment_remove(pid_t child)
 		unlink(path);
 }
 
+int launch_reap(pid_t child, int ms, int *status)
+{
+	for (int waited = 0;; waited += 10) {
+		if (waitpid(child, status, WNOHANG) == child)
+			return 1;
+		if (waited >= ms)
+			return 0;
+		sleep_ms(10);
+	}
+}
+
 void launch_stop(pid_t child, int *status)
 {
 	kill(child, SIGTERM);
-	for (int i = 0; i < 100; i++) {
-		int st;
-		if (waitpid(child, &st, WNOHANG) == child) {
-			*status = st;
-			child_segment_remove(child);
-			return;
-		}
-		struct timespec ts = { 0, 10000000 };
-		nanosleep(&ts, NULL);
+	if (launch_reap(child, 1000, status)) {
+		child_segment_remove(child);
+		return;
 	}
 	kill(child, SIGKILL);
 	waitpid(child, status, 0);

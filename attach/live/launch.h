@@ -34,6 +34,9 @@ void launch_dump_name(char *buf, size_t len, const char *dir, const char *prog, 
  * "its output is in OUT" or "it wrote no output" into buf. */
 void launch_out_settle(const char *out, char *buf, size_t len);
 
+/* Reaps child into *status if it ends within ms milliseconds: 1, else 0. */
+int launch_reap(pid_t child, int ms, int *status);
+
 /* Stops a started child: SIGTERM (its hook dumps and removes its segment),
  * SIGKILL after a second; reaps it into *status and removes a segment it
  * left (killed, its hook had no chance to). */

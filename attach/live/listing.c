@@ -102,6 +102,12 @@ int listing_seg_pid(const char *name)
 	return (int)pid;
 }
 
+/* A segment seen through a process's /proc/PID/root: a container's. */
+static int seg_boxed(const char *path)
+{
+	return !strncmp(path, "/proc/", 6);
+}
+
 /* Containers' processes under the hook, by host pid: those in another
  * mount or pid namespace whose segment seg_path_of finds (their own
  * /dev/shm is not ours to list). */
@@ -117,7 +123,8 @@ static void scan_containers(int **pids, size_t *n, size_t *cap)
 		long pid = strtol(de->d_name, &end, 10);
 		if (*end || pid <= 0 || pid > INT32_MAX)
 			continue;
-		if (seg_path_of((int)pid, path, sizeof(path)) == pid && !proc_other_ns((int)pid, "mnt"))
+		seg_path_of((int)pid, path, sizeof(path));
+		if (!seg_boxed(path))
 			continue;   /* ours: /dev/shm's listing has it */
 		if (access(path, F_OK) || vec_grow((void **)pids, cap, *n + 1, sizeof(**pids)))
 			continue;
@@ -175,8 +182,7 @@ struct run_ctx {
 static int run_one(listing_entry *e, void *ctx)
 {
 	struct run_ctx *r = ctx;
-	int boxed = !strncmp(e->path, "/proc/", 6);   /* a container's, seen through its root */
-	if (!e->alive && boxed)
+	if (!e->alive && seg_boxed(e->path))
 		return 0;   /* its file: not ours to remove */
 	if (!e->alive) {   /* root removes another user's too; others get EPERM (sticky /dev/shm) */
 		listing_entry_close(e);

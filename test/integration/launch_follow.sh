@@ -77,11 +77,7 @@ for k in 1 2 3; do
 	keys "'$MPROF' -o '$TMP/short$k.pro' -- '$TMP/leaks'; echo EXIT=\$?" Enter
 	check "short program $k: its leak is on screen" "leak_malloc  hook_leaks.c"
 	# Seen live, its exit shows at the next refresh.
-	w=0
-	while ! screen | grep -Eq "ended before its screen was up: its final profile|EXITED \(status 7\)" && [ $w -lt 300 ]; do
-		sleep 0.1
-		w=$((w + 1))
-	done
+	wait_match "ended before its screen was up: its final profile|EXITED \(status 7\)"
 	expect_match "short program $k: shown as ended" "$(screen | tr -d '\n')" \
 		"ended before its screen was up: its final profile|EXITED \(status 7\)"
 	keys q
