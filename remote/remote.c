@@ -66,9 +66,35 @@ static void curl_init_once(void)
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
+/* The CA a user names as curl(1) and Go clients read it: CURL_CA_BUNDLE or
+ * SSL_CERT_FILE (a file), SSL_CERT_DIR (a directory); else libcurl's own. */
+static void tls_trust(CURL *c, int insecure)
+{
+	if (insecure) {
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+		return;
+	}
+	const char *file = getenv("CURL_CA_BUNDLE");
+	if (!file || !*file)
+		file = getenv("SSL_CERT_FILE");
+	const char *dir = getenv("SSL_CERT_DIR");
+	if (file && *file)
+		curl_easy_setopt(c, CURLOPT_CAINFO, file);
+	if (dir && *dir)
+		curl_easy_setopt(c, CURLOPT_CAPATH, dir);
+}
+
 int remote_fetch(const char *url, uint8_t **data, size_t *len, prof_error *err)
 {
 	pthread_once(&curl_once, curl_init_once);
+	/* https+insecure://: pprof's spelling of "do not check the certificate". */
+	int insecure = !strncmp(url, REMOTE_INSECURE, strlen(REMOTE_INSECURE));
+	char plain[4096];
+	if (insecure) {
+		snprintf(plain, sizeof(plain), "https%s", url + strlen("https+insecure"));
+		url = plain;
+	}
 	/* "http://host:port" or ".../": a Go service's heap profile. */
 	char full[4096];
 	const char *host = strstr(url, "://") + 3;
@@ -93,6 +119,7 @@ int remote_fetch(const char *url, uint8_t **data, size_t *len, prof_error *err)
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)((remote_timeout + (double)(secs > 0 ? secs : 0)) * 1000));
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "mprof-tui");
+	tls_trust(c, insecure);
 	CURLcode r = curl_easy_perform(c);
 	long status = 0, oserr = 0;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
@@ -104,6 +131,9 @@ int remote_fetch(const char *url, uint8_t **data, size_t *len, prof_error *err)
 		else if (r == CURLE_OPERATION_TIMEDOUT)
 			prof_errorf(err, "%s: no whole answer within %g s (--timeout): %s", full,
 				    remote_timeout + (double)(secs > 0 ? secs : 0), cerr[0] ? cerr : curl_easy_strerror(r));
+		else if (r == CURLE_PEER_FAILED_VERIFICATION)
+			prof_errorf(err, "%s: %s (trust its CA with SSL_CERT_FILE=FILE, or skip the check with https+insecure://)",
+				    full, cerr[0] ? cerr : curl_easy_strerror(r));
 		else
 			/* The system call's reason too: "Connection refused", not only curl's words. */
 			prof_errorf(err, "%s: %s%s%s%s", full, cerr[0] ? cerr : curl_easy_strerror(r), oserr ? " (" : "",

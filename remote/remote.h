@@ -12,7 +12,10 @@
 
 #define REMOTE_TIMEOUT_DEFAULT 30.0   /* seconds, plus ?seconds=N of a delta profile */
 
-/* Whether s is an http:// or https:// URL (else a path). */
+/* HTTPS without checking the server's certificate, as pprof spells it. */
+#define REMOTE_INSECURE "https+insecure://"
+
+/* Whether s is an http://, https:// or https+insecure:// URL (else a path). */
 int remote_is_url(const char *s);
 /* The whole transfer's limit in seconds (--timeout); <= 0: the default. */
 void remote_set_timeout(double seconds);

@@ -8,7 +8,8 @@
 
 int remote_is_url(const char *s)
 {
-	return s && (!strncmp(s, "http://", 7) || !strncmp(s, "https://", 8));
+	return s && (!strncmp(s, "http://", 7) || !strncmp(s, "https://", 8) ||
+		     !strncmp(s, REMOTE_INSECURE, strlen(REMOTE_INSECURE)));
 }
 
 prof *remote_load(const char *path, prof_error *err)

@@ -18,7 +18,8 @@ static const cmd_text file_help[] = {
 	  "usage: mprof-tui [options] FILE\n"
 	  "       mprof-tui [options] BASE NEW      (or --base BASE NEW; d: NEW - BASE)\n"
 	  "       (FILE, BASE, NEW: a path, or an http:// or https:// URL such as a Go\n"
-	  "       service's http://HOST:PORT/debug/pprof/heap, fetched with libcurl)\n" },
+	  "       service's http://HOST:PORT/debug/pprof/heap, fetched with libcurl;\n"
+	  "       https+insecure:// skips the certificate check, SSL_CERT_FILE names a CA)\n" },
 	{ SLOT_TWO_RUNS,
 	  "Two runs, and other tools' formats:\n"
 	  "  --base BASE          with NEW: the UI opens NEW and d toggles the diff\n"

@@ -14,7 +14,10 @@
 #    (--timeout): one line with the URL and why, exit 2;
 #  - --diff URL URL on a growing service, and --attach URL in tmux: the
 #    title, the growing function, m, d, a failed refetch (the service
-#    killed) on the status line with the last profile kept, w, q.
+#    killed) on the status line with the last profile kept, w, q;
+#  - HTTPS with the service's self-signed certificate: refused with the ways
+#    out, trusted by SSL_CERT_FILE or CURL_CA_BUNDLE, or https+insecure://
+#    as pprof spells it, each reading what http reads.
 . "$(dirname "$0")/../lib.sh"
 if "$MPROF" --top=flat http://127.0.0.1:1/ 2>&1 | grep -q 'built without libcurl'; then
 	echo "ok - # SKIP mprof-tui was built without libcurl (make deps installs libcurl4-openssl-dev)"
@@ -172,6 +175,31 @@ expect_eq "--timeout: one line" "$(printf '%s\n' "$ERR" | wc -l)" 1
 expect_match "--timeout 1 ends the wait in time ($((t1 - t0)) s)" "$((t1 - t0))" "^[0-3]$"
 run_status "$MPROF" --timeout 0 --top=flat "$U/frozen"
 expect_eq "--timeout 0: a usage error" "$STATUS" 2
+
+# ---- HTTPS: the service's own self-signed certificate -------------------------
+srv_start -tls "$TMP/cert.pem"
+S=https://127.0.0.1:$PORT
+# An unknown CA is refused, with the two ways out named.
+run_status env -u CURL_CA_BUNDLE -u SSL_CERT_FILE -u SSL_CERT_DIR "$MPROF" --top=flat "$S/frozen"
+expect_eq "https, CA not trusted: exit 2" "$STATUS" 2
+expect_match "https, CA not trusted: the URL, the certificate and the ways out" "$ERR" \
+	"^mprof-tui: $S/frozen: .*certificate.* \(trust its CA with SSL_CERT_FILE=FILE, or skip the check with https\+insecure://\)$"
+expect_eq "https, CA not trusted: one line, no report" "$(printf '%s\n' "$ERR" | wc -l) $OUT" "1 "
+# Trusted through SSL_CERT_FILE or CURL_CA_BUNDLE (as curl and Go read them,
+# the machine's own unset), and https+insecure:// as pprof spells it: each
+# reads what go tool pprof reads on the same service.
+want=$(go_flats inuse_space "$TMP/srv" "https+insecure://127.0.0.1:$PORT/frozen")
+expect_match "go tool pprof reads the https service" "$want" "main\.holdAtStart"
+notrust() { unset CURL_CA_BUNDLE SSL_CERT_FILE SSL_CERT_DIR; }
+expect_eq "https with SSL_CERT_FILE: flat per function = go tool pprof's" \
+	"$(notrust; SSL_CERT_FILE="$TMP/cert.pem"; export SSL_CERT_FILE; our_flats 1 "$S/frozen")" "$want"
+expect_eq "https with CURL_CA_BUNDLE: the same" \
+	"$(notrust; CURL_CA_BUNDLE="$TMP/cert.pem"; export CURL_CA_BUNDLE; our_flats 1 "$S/frozen")" "$want"
+expect_eq "https+insecure://: the same, no certificate check" \
+	"$(notrust; our_flats 1 "https+insecure://127.0.0.1:$PORT/frozen")" "$want"
+run_status env -u CURL_CA_BUNDLE SSL_CERT_FILE="$TMP/cert.pem" "$MPROF" --info "$S/"
+expect_eq "https://HOST:PORT/ asks for /debug/pprof/heap: exit 0" "$STATUS" 0
+kill "$SRV"
 
 # ---- live over HTTP in tmux ----------------------------------------------------
 . "$(dirname "$0")/../tmux.sh"

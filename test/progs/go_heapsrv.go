@@ -7,13 +7,23 @@
 // profile moves). Without -grow the GC is off after the start: the heap
 // profile (as of the last GC) stays the same from one fetch to the next.
 // /frozen and /frozen1 serve one heap profile taken at start (proto,
-// debug=1) unchanged, so two clients read the same bytes.
+// debug=1) unchanged, so two clients read the same bytes. With -tls FILE it
+// serves HTTPS with a self-signed certificate for 127.0.0.1 made at start,
+// written to FILE (PEM) for the client to trust.
 package main
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"flag"
 	"fmt"
+	"math/big"
 	"net"
 	"net/http"
 	_ "net/http/pprof"
@@ -66,9 +76,40 @@ func snapshot(debug int) []byte {
 	return b.Bytes()
 }
 
+// selfSigned makes a key and a certificate for 127.0.0.1 and writes the
+// certificate to file.
+func selfSigned(file string) tls.Certificate {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	tmpl := x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "go_heapsrv"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(24 * time.Hour),
+		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, &tmpl, &tmpl, &key.PublicKey, key)
+	if err == nil {
+		err = os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0644)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
 func main() {
 	runtime.MemProfileRate = 1
 	grow := flag.Bool("grow", false, "keep 64 KiB more every 100 ms")
+	certFile := flag.String("tls", "", "serve HTTPS, the certificate written to this file")
 	flag.Parse()
 	holdAtStart()
 	churn()
@@ -80,6 +121,10 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
+	}
+	if *certFile != "" {
+		// Made before the port is printed: the client reads the file once it sees the port.
+		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{selfSigned(*certFile)}})
 	}
 	fmt.Println(ln.Addr().(*net.TCPAddr).Port)
 	if !*grow {
