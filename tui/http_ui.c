@@ -305,6 +305,7 @@ int tui_live_http(const char *url, const tui_live_opts *o)
 	}
 	lv->zoom = LIVE_FIT;
 	lv->pull = http_pull;
+	lv->no_rss = 1;
 	lv->retitle = http_title;
 	lv->fu.sy = sym_open(lv->fu.f.p, &lv->fu.so);
 	a.sy = lv->fu.sy;

@@ -128,8 +128,11 @@ void live_strip_draw(app *a)
 	view_fmt_value(rv, sizeof(rv), m->rss, 0);
 	view_fmt_value(rp, sizeof(rp), m->peak_rss, 0);
 	fmt_span(col, sizeof(col), c.per * lv->fu.f.tl.bucket_ns / 1000000);
-	size_t n = (size_t)snprintf(line, sizeof(line), " heap %s (peak %s)  rss %s (peak %s)  %s%s/col", hv, hp,
-				    rv, rp, lv->zoom == LIVE_FIT ? "fit " : "", col);
+	if (lv->no_rss)
+		snprintf(rv, sizeof(rv), "-");
+	size_t n = (size_t)snprintf(line, sizeof(line), " heap %s (peak %s)  rss %s%s%s%s  %s%s/col", hv, hp, rv,
+				    lv->no_rss ? "" : " (peak ", lv->no_rss ? "" : rp, lv->no_rss ? "" : ")",
+				    lv->zoom == LIVE_FIT ? "fit " : "", col);
 	if (lv->fu.f.lost_events && n < sizeof(line))
 		n += (size_t)snprintf(line + n, sizeof(line) - n, "  events lost (%" PRIu64 " ring slots)", lv->fu.f.lost_events);
 	for (int i = 0; i < lv->nsnaps && n < sizeof(line); i++) {
@@ -143,7 +146,10 @@ void live_strip_draw(app *a)
 	spark(a, 3, 6, &c, 0);
 	off_strip_note(a, 3, 6, w, &c);
 	put_text(a, 4, 0, 6, " rss  ", A_BOLD, 1);
-	spark(a, 4, 6, &c, 1);
+	if (lv->no_rss)
+		put_text(a, 4, 6, w, "not known: a profile over HTTP carries no process RSS", a->attr[ATTR_DIM], 1);
+	else
+		spark(a, 4, 6, &c, 1);
 }
 
 /* z and Z: a column holds the next finer or coarser step (from the fit,

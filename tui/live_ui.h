@@ -51,6 +51,7 @@ typedef struct live_ui {
 	int unhook;              /* quit with "detach" from a hook we injected: take it out */
 	int late;                /* the hook was injected: history before it is unknown */
 	int allocs_tries;        /* reads of the allocator table left (the hook writes it at start) */
+	int no_rss;              /* the source knows no process RSS (a URL): the strip says so */
 	/* Another source than a segment (http_ui.c): its refresh and title. */
 	int (*pull)(app *a);
 	void (*retitle)(app *a);

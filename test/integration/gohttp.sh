@@ -219,6 +219,8 @@ check "--attach URL: the table opens" "Main table"
 check "--attach URL: the title says it follows over http" "http following"
 check "--attach URL: the growing function shows" "main.growSlowly"
 check "--attach URL: the MemStats line is in the title" "Go: in use"
+check "--attach URL: the strip's RSS is not known, not 0 B" "rss -  "
+check "--attach URL: the RSS row says why" "not known: a profile over HTTP carries no process RSS"
 keys m
 check "m takes snapshot #1" "snapshot #1 at"
 sleep 1

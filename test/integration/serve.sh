@@ -137,6 +137,14 @@ printf '%s\n' "$BODY" > "$TMP/heap.txt"
 "$MPROF" --snapshot "$A" -o "$TMP/snap2.pro" 2> /dev/null
 expect_eq "debug=1: read back, the same flat rows as --snapshot" "$(mprof_rows 1 "$TMP/heap.txt")" \
 	"$(mprof_rows 1 "$TMP/snap2.pro")"
+# Our own client on our own endpoint: the URL read as a file is (proto, gzipped).
+if "$MPROF" --top=flat http://127.0.0.1:1/ 2>&1 | grep -q 'built without libcurl'; then
+	echo "ok - # SKIP mprof-tui reads its --serve URL: built without libcurl"
+else
+	expect_eq "mprof-tui reads its own --serve URL: the same flat rows as --snapshot" \
+		"$(mprof_rows 1 "${URL}heap?pid=$A")" "$(mprof_rows 1 "$TMP/snap2.pro")"
+	expect_match "... leak_small's 12 x 1000 B among them" "$(mprof_rows 1 "${URL}heap?pid=$A")" "^12000	leak_small$"
+fi
 
 # ---- bad requests --------------------------------------------------------------
 for q in abc -5 0 99999999999 "1%202" "" "%00" "0x10"; do
