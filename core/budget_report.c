@@ -2,6 +2,7 @@
  * term (the figure against the limit), the stacks that broke it biggest
  * first, as text for people and as JUnit XML for CI systems. */
 #include "core/budget.h"
+#include "core/names.h"
 #include "core/bytes.h"
 #include "core/flamegraph.h"
 #include "core/safetext.h"
@@ -83,7 +84,8 @@ void budget_stack_text(const prof *p, const prof_nodemap *m, uint32_t s, char *b
 			if (node == last)   /* one function over several frames: said once */
 				continue;
 			last = node;
-			const char *name = nodemap_name(m, node);
+			char sb[512];   /* an unresolved frame as module+offset: the same in every run's report */
+			const char *name = stable_name(p, nodemap_name(m, node), 1, sb, sizeof(sb));
 			if (n + strlen(name) + 3 + 6 >= cap) {   /* room for " < ..." */
 				snprintf(buf + n, cap - n, "%s...", n ? " < " : "");
 				return;

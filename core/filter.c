@@ -88,3 +88,29 @@ int filter_hide_map(prof_nodemap *dst, const prof_nodemap *src, const name_filte
 	dst->cur = dst->nframes;
 	return 0;
 }
+
+long filter_ignore(prof *p, const prof_nodemap *m, const name_filter *ign)
+{
+	uint8_t *hit = calloc(m->nnodes ? m->nnodes : 1, 1);
+	if (!hit)
+		return -1;
+	for (uint32_t n = 0; n < m->nnodes; n++)
+		hit[n] = (uint8_t)filter_match(ign, nodemap_name(m, n));
+	size_t k = 0;
+	long dropped = 0;
+	for (size_t i = 0; i < p->samples.len; i++) {
+		const prof_sample *s = &p->samples.v[i];
+		const uint32_t *fr = prof_stack_frames(p, s->stack);
+		int drop = 0;
+		for (uint32_t d = 0; d < p->stacks.v[s->stack].depth && !drop; d++)
+			for (uint32_t j = m->off[fr[d]]; j < m->off[fr[d] + 1] && !drop; j++)
+				drop = hit[m->nodes[j]];
+		if (drop)
+			dropped++;
+		else
+			p->samples.v[k++] = *s;
+	}
+	p->samples.len = k;
+	free(hit);
+	return dropped;
+}

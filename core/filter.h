@@ -32,4 +32,9 @@ int filter_match(const name_filter *f, const char *name);
  * Returns 0 or -1 (ENOMEM). */
 int filter_hide_map(prof_nodemap *dst, const prof_nodemap *src, const name_filter *hide);
 
+/* Removes from p the samples whose stack passes through a node of m whose
+ * name matches ign, as pprof's -ignore does (a stack left out of every
+ * figure); returns how many were removed, or -1 (ENOMEM, p unchanged). */
+long filter_ignore(prof *p, const prof_nodemap *m, const name_filter *ign);
+
 #endif

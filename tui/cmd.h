@@ -26,7 +26,7 @@ enum cmd_opt {
 	OPT_BASE, OPT_FLAME, OPT_GRAPH, OPT_ATTACH, OPT_INJECT, OPT_DETACH, OPT_INTERVAL,
 	OPT_RECORD, OPT_AT, OPT_DIFF_AT, OPT_LEAKS, OPT_TEMP, OPT_FAULTS, OPT_DURATION,
 	OPT_WINDOW, OPT_KEEP, OPT_SAMPLE_RATE, OPT_OUTPUT, OPT_HELP, OPT_PEAK, OPT_BUDGET, OPT_TIMEOUT,
-	OPT_DUMP_ON, OPT_N
+	OPT_DUMP_ON, OPT_IGNORE, OPT_N
 };
 #define CMD_BIT(o) ((uint64_t)1 << (o))
 /* The options every mode that reads symbols takes. */
@@ -57,6 +57,7 @@ typedef struct cli {
 	double timeout_s;                /* --timeout SECONDS of an HTTP fetch; 0: the default */
 	const char *sample_rate;         /* --sample-rate=R */
 	const char *dump_on;             /* --dump-on TRIGGERS */
+	const char *ignore;              /* --ignore REGEX: stacks through a matching function left out */
 	int batch;                       /* a report, not the UI */
 	double window_s;                 /* --window SECONDS; 0 none */
 	int keep;                        /* --keep: a hook loaded for the window stays on */

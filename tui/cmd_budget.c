@@ -298,7 +298,7 @@ static int budget_claims(const cli *c)
 const cmd cmd_budget = {
 	.name = "--budget",
 	.takes = CMD_BIT(OPT_BUDGET) | CMD_BIT(OPT_DIFF) | CMD_BIT(OPT_FORMAT) | CMD_BIT(OPT_OUTPUT) |
-		 CMD_BIT(OPT_LIMIT) | CMD_SYMS,
+		 CMD_BIT(OPT_LIMIT) | CMD_BIT(OPT_IGNORE) | CMD_SYMS,
 	.help = budget_help,
 	.claims = budget_claims,
 	.run = budget_run,

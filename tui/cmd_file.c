@@ -118,7 +118,8 @@ static const cmd *const file_also[] = { &cmd_report, &cmd_rec, NULL };
 
 const cmd cmd_file = {
 	.name = "a profile file",
-	.takes = CMD_BIT(OPT_BASE) | CMD_BIT(OPT_DIFF) | CMD_BIT(OPT_PEAK) | CMD_BIT(OPT_TIMEOUT) | CMD_METRIC | CMD_SYMS,
+	.takes = CMD_BIT(OPT_BASE) | CMD_BIT(OPT_DIFF) | CMD_BIT(OPT_PEAK) | CMD_BIT(OPT_TIMEOUT) | CMD_BIT(OPT_IGNORE) |
+		 CMD_METRIC | CMD_SYMS,
 	.help = file_help,
 	.run = main_profile,
 	.also = file_also,

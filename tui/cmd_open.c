@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/diff.h"
+#include "core/filter.h"
 #include "core/load.h"
 #include "remote/remote.h"
 #include "tui/cmd.h"
@@ -66,6 +67,29 @@ int opened_load(opened *f, const cli *c, const char *path)
 	return 0;
 }
 
+/* --ignore REGEX (checked by the option's parse): the stacks through a
+ * matching name of the granularity left out, the aggregate made again;
+ * 0, or 1 (said; the map, aggregate and symbols freed, the profile left
+ * to opened_free(f, 0) as after any failed opened_build). */
+static int opened_ignore(opened *f, const cli *c, const char *path)
+{
+	name_filter ign = { 0 };
+	long n = filter_set(&ign, c->ignore, NULL, 0) ? -1 : filter_ignore(f->p, &f->m, &ign);
+	filter_clear(&ign);
+	agg_free(&f->a);
+	if (n < 0 || agg_compute(&f->a, f->p, &f->m)) {
+		fprintf(stderr, "mprof-tui: %s: out of memory\n", path);
+		agg_free(&f->a);
+		nodemap_free(&f->m);
+		sym_close(f->sy);
+		f->sy = NULL;
+		return 1;
+	}
+	if (c->batch || c->budget)   /* the UI has no stderr to say it on */
+		fprintf(stderr, "mprof-tui: --ignore '%s': %ld stack%s left out\n", c->ignore, n, n == 1 ? "" : "s");
+	return 0;
+}
+
 /* Symbols, map and aggregate over f->p at granularity g; 0, or 1 (said). */
 int opened_build(opened *f, const cli *c, const char *path, int g)
 {
@@ -80,7 +104,7 @@ int opened_build(opened *f, const cli *c, const char *path, int g)
 		f->sy = NULL;
 		return 1;
 	}
-	return 0;
+	return c->ignore ? opened_ignore(f, c, path) : 0;
 }
 
 /* Frees what opened_build made (built) and the profile. */

@@ -11,6 +11,7 @@
 
 #include "attach/live/window.h"
 #include "core/export.h"
+#include "core/filter.h"
 #include "core/graph.h"
 #include "remote/remote.h"
 #include "tui/cmd.h"
@@ -29,7 +30,7 @@ static const char *const opt_names[OPT_N] = {
 	[OPT_FAULTS] = "--faults", [OPT_DURATION] = "--duration", [OPT_WINDOW] = "--window",
 	[OPT_KEEP] = "--keep", [OPT_SAMPLE_RATE] = "--sample-rate", [OPT_OUTPUT] = "-o", [OPT_HELP] = "-h",
 	[OPT_PEAK] = "--peak", [OPT_BUDGET] = "--budget",
-	[OPT_TIMEOUT] = "--timeout", [OPT_DUMP_ON] = "--dump-on",
+	[OPT_TIMEOUT] = "--timeout", [OPT_DUMP_ON] = "--dump-on", [OPT_IGNORE] = "--ignore",
 };
 
 const char *cli_opt_name(int opt)
@@ -92,7 +93,8 @@ int cli_parse(cli *c, int argc, char **argv)
 	       O_WINDOW = O_FIRST + OPT_WINDOW, O_KEEP = O_FIRST + OPT_KEEP,
 	       O_SAMPLE_RATE = O_FIRST + OPT_SAMPLE_RATE, O_PEAK = O_FIRST + OPT_PEAK,
 	       O_BUDGET = O_FIRST + OPT_BUDGET,
-	       O_TIMEOUT = O_FIRST + OPT_TIMEOUT, O_DUMP_ON = O_FIRST + OPT_DUMP_ON };
+	       O_TIMEOUT = O_FIRST + OPT_TIMEOUT, O_DUMP_ON = O_FIRST + OPT_DUMP_ON,
+	       O_IGNORE = O_FIRST + OPT_IGNORE };
 	static const struct option opts[] = {
 		{ "top", required_argument, NULL, O_TOP },
 		{ "alloc", no_argument, NULL, O_ALLOC },
@@ -130,6 +132,7 @@ int cli_parse(cli *c, int argc, char **argv)
 		{ "peak", no_argument, NULL, O_PEAK },
 		{ "budget", required_argument, NULL, O_BUDGET },
 		{ "dump-on", required_argument, NULL, O_DUMP_ON },
+		{ "ignore", required_argument, NULL, O_IGNORE },
 		{ "output", required_argument, NULL, 'o' },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },
@@ -245,6 +248,18 @@ int cli_parse(cli *c, int argc, char **argv)
 		case O_KEEP: c->keep = 1; break;
 		case O_SAMPLE_RATE: c->sample_rate = optarg; break;
 		case O_DUMP_ON: c->dump_on = optarg; break;
+		case O_IGNORE: {
+			name_filter f = { 0 };
+			char why[200];
+			if (!*optarg || filter_set(&f, optarg, why, sizeof(why))) {
+				fprintf(stderr, "mprof-tui: --ignore takes a regex of function names%s%s\n",
+					*optarg ? ": " : ", not ''", *optarg ? why : "");
+				return EXIT_BAD;
+			}
+			filter_clear(&f);
+			c->ignore = optarg;
+			break;
+		}
 		case O_INTERVAL: {
 			char *end;
 			errno = 0;

@@ -28,6 +28,8 @@ static const cmd_text report_help[] = {
 	  "  --inuse              in-use space (the default)\n"
 	  "  --peak               what each stack held when the heap was highest\n"
 	  "                       (libmprof.so's dumps keep it; exports and the UI too)\n"
+	  "  --ignore=REGEX       leave out the stacks through a function matching REGEX\n"
+	  "                       (pprof's -ignore; the UI, reports, exports, budgets)\n"
 	  "  --objects            rank by object counts instead of bytes\n"
 	  "  -n, --limit=N        print at most N rows\n"
 	  "  --format=text|tsv    text (the default, skynet-mprof's columns) or tab-\n"
@@ -62,7 +64,7 @@ const cmd cmd_report = {
 	.name = "a profile file",
 	.takes = CMD_BIT(OPT_TOP) | CMD_BIT(OPT_LIMIT) | CMD_BIT(OPT_FORMAT) | CMD_BIT(OPT_INFO) |
 		 CMD_BIT(OPT_EXPORT) | CMD_BIT(OPT_DIFF) | CMD_BIT(OPT_FLAME) | CMD_BIT(OPT_GRAPH) |
-		 CMD_BIT(OPT_OUTPUT) | CMD_BIT(OPT_PEAK) | CMD_METRIC | CMD_SYMS,
+		 CMD_BIT(OPT_OUTPUT) | CMD_BIT(OPT_PEAK) | CMD_BIT(OPT_IGNORE) | CMD_METRIC | CMD_SYMS,
 	.help = report_help,
 };
 

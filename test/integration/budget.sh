@@ -37,6 +37,29 @@ expect_eq "-- CMD that exits 3: said in one line" "$ERR" \
 run_status "$MPROF" --budget 'peak<=2M' -- sh -c './ba 3 free; exec ./ba 1'
 expect_eq "-- sh -c '...; exec ./ba 1': the exec'd program's peak, not its child's" "$STATUS:$(line 1)" \
 	"0:ok     peak<=2M: 1.00 MiB (1052576 B, 2 objects) at the peak, within 2.00 MiB (2097152 B)"
+# --ignore REGEX (pprof's -ignore): the stacks through a matching function
+# are left out of every figure, and stderr says how many.
+run_status "$MPROF" --budget 'leaks<=0' --ignore leak_one -- ./ba
+expect_eq "--ignore leak_one: leaks<=0 holds, exit 0" "$STATUS:$(line 1)" \
+	"0:ok     leaks<=0: 0 B (0 objects) in use at exit, within 0 B"
+expect_eq "--ignore: says how many stacks it left out" "$ERR" "mprof-tui: --ignore 'leak_one': 1 stack left out"
+run_status "$MPROF" --budget 'leaks<=0,peak<=3M' --ignore 'nothing_by_this_name' -- ./ba
+expect_eq "--ignore matching nothing: leaks<=0 still broken" "$STATUS:$(line 1)" \
+	"1:BROKEN leaks<=0: 3.91 KiB (4000 B, 1 object) in use at exit, over 0 B"
+run_status "$MPROF" --budget 'leaks<=0' --ignore '(' -- ./ba
+expect_eq "--ignore with a bad regex: exit 2, one line" "$STATUS:$ERR" \
+	"2:mprof-tui: --ignore takes a regex of function names: bad regex '(': Unmatched ( or \\("
+# A real program writing to a redirected stdout: coreutils' echo keeps its
+# locale data to the end; the report names its unresolved frames as
+# module+offset (the same in every run), and --ignore takes the locale out.
+run_status "$MPROF" --budget 'leaks<=0' -- /bin/echo hi
+expect_eq "echo, leaks<=0: broken" "$STATUS" 1
+expect_match "echo: its stacks are in the report" "$OUT" "setlocale"
+expect_eq "echo: no run-dependent address in the report" "$(printf '%s\n' "$OUT" | grep -c '\[0x')" 0
+expect_match "echo: its unresolved frames as module+offset" "$OUT" " < echo\+0x[0-9a-f]+ < "
+run_status "$MPROF" --budget 'leaks<=0' --ignore 'setlocale|textdomain' -- /bin/echo hi
+expect_eq "echo, leaks<=0 --ignore 'setlocale|textdomain': holds" "$STATUS:$(line 2)" \
+	"0:ok     leaks<=0: 0 B (0 objects) in use at exit, within 0 B"
 run_status "$MPROF" --budget 'leaks<=0' -- ./no-such-program
 expect_eq "-- CMD that cannot run: exit 2" "$STATUS" 2
 expect_eq "-- CMD that cannot run: one line" "$ERR" "mprof-tui: cannot run ./no-such-program: No such file or directory"
@@ -44,6 +67,12 @@ expect_eq "-- CMD: the run's dump is removed" "$(ls -A "$TMPDIR")" ""
 
 # A dump: the peak, in use, per function, per module, allocations.
 MPROF_OUT=$TMP/ba.pro LD_PRELOAD=$HOOK ./ba
+# --ignore on a report and an export: the stack is gone from every figure.
+run_status "$MPROF" --top=flat --format=tsv --alloc --ignore leak_one ba.pro
+expect_eq "--top --ignore leak_one: exit 0, no leak_one row, grow_step's 3 MiB stay" \
+	"$STATUS:$(printf '%s\n' "$OUT" | awk -F'\t' '$5 == "leak_one" || $5 == "grow_step" { print $5, $1 }')" "0:grow_step 3145728"
+run_status "$MPROF" --export=folded --alloc --ignore grow_step -o "$TMP/ig.folded" ba.pro
+expect_eq "--export=folded --ignore grow_step: only leak_one's 4000 B" "$STATUS:$(awk '{ t += $NF } END { print t }' "$TMP/ig.folded")" "0:4000"
 run_status "$MPROF" --budget 'peak<=64M,inuse<=1M' ba.pro
 expect_eq "peak<=64M,inuse<=1M: hold, exit 0" "$STATUS" 0
 expect_eq "peak<=64M: the peak the dump kept" "$(line 1)" \
