@@ -2,7 +2,8 @@
 # Runs every test: the cmocka unit binaries in build/test and the scripts in
 # test/integration. Each speaks TAP ("ok ..."/"not ok ..."; "ok ... # SKIP
 # reason" is a skip, never a pass); a program that dies without saying so
-# counts as one failure. Last line: N passed, N failed, N skipped.
+# counts as one failure, and so does a script's call of a command that does
+# not exist. Last line: N passed, N failed, N skipped.
 cd "$(dirname "$0")/.." || exit 2
 pass=0
 fail=0
@@ -13,6 +14,18 @@ count() {  # name, output file, exit status
 	k=$(grep -c '^ok .*# SKIP' "$2")
 	p=$(($(grep -c '^ok ' "$2") - k))
 	f=$(grep -c '^not ok ' "$2")
+	# A script's own call of a command or function that does not exist (a
+	# misspelt expect_...) checks nothing: a failure, not a silent pass.
+	if [ -n "${4:-}" ]; then
+		grep -E "^$4: [0-9]+: [^ ]+: not found\$" "$2" | while IFS= read -r l; do
+			echo "not ok - $l (the script calls what does not exist)"
+		done >> "$2.nf"
+		if [ -s "$2.nf" ]; then
+			cat "$2.nf" >> "$2"
+			f=$((f + $(wc -l < "$2.nf")))
+		fi
+		rm -f "$2.nf"
+	fi
 	if [ "$3" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
 		echo "not ok - $1 exited with status $3" >> "$2"
@@ -50,7 +63,7 @@ for t in test/integration/*.sh; do
 	n=$(basename "$t" .sh)
 	selected "$n" || continue
 	timeout 600 sh "$t" > "$log/$n.out" 2>&1
-	count "$n" "$log/$n.out" $?
+	count "$n" "$log/$n.out" $? "$t"
 done
 if [ -n "$only" ] && [ $((pass + fail + skip)) -eq 0 ]; then
 	echo "not ok - no test name contains a word of TESTS=$only"
