@@ -7,6 +7,7 @@
  * Allocation-free: dumps are written from signal handlers too.  Also what
  * exec'd children inherit: MPROF_FOLLOW=0 keeps the hook out of them. */
 #include "attach/hook/hook.h"
+#include "attach/shared/progname.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,14 +19,7 @@ static char prog_name[48];
 int dumpname_init(void)
 {
 	extern char *program_invocation_short_name;
-	const char *n = program_invocation_short_name;
-	size_t k = 0;
-	for (; n && *n && k + 1 < sizeof(prog_name); n++)
-		prog_name[k++] = (*n >= 'a' && *n <= 'z') || (*n >= 'A' && *n <= 'Z') || (*n >= '0' && *n <= '9') ||
-					 *n == '.' || *n == '-' || *n == '+' || *n == '_' ? *n : '_';
-	prog_name[k] = 0;
-	if (!k)
-		strcpy(prog_name, "prog");
+	progname_clean(prog_name, sizeof(prog_name), program_invocation_short_name);
 	/* The parent records too when its segment is there, made by that pid. */
 	char path[64];
 	snprintf(path, sizeof(path), SEG_PATH_FMT, (int)getppid());

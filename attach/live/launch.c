@@ -1,6 +1,7 @@
 /* launch.c - start a command under the hook; see launch.h. */
 #include "attach/live/launch.h"
 #include "attach/proc/procfs.h"
+#include "attach/shared/progname.h"
 #include "attach/shared/segment.h"
 
 #include <errno.h>
@@ -169,16 +170,9 @@ int launch_start(char *const argv[], const char *lib, const char *dump, char *ou
 
 void launch_dump_name(char *buf, size_t len, const char *dir, const char *prog, const char *pid)
 {
-	const char *base = strrchr(prog, '/');
-	base = base ? base + 1 : prog;
 	char name[48];
-	size_t k = 0;
-	for (; *base && k + 1 < sizeof(name); base++)   /* the characters a file name may safely hold */
-		name[k++] = (*base >= 'a' && *base <= 'z') || (*base >= 'A' && *base <= 'Z') ||
-				    (*base >= '0' && *base <= '9') || *base == '.' || *base == '-' || *base == '_'
-			    ? *base : '_';
-	name[k] = 0;
-	snprintf(buf, len, "%s/mprof.%s.%s.pro", dir, k ? name : "prog", pid);
+	progname_clean(name, sizeof(name), prog);   /* as the hook names a dump */
+	snprintf(buf, len, "%s/mprof.%s.%s.pro", dir, name, pid);
 }
 
 void launch_out_settle(const char *out, char *buf, size_t len)

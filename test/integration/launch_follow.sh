@@ -87,3 +87,15 @@ for k in 1 2 3; do
 	expect_match "short program $k: the shell was told where the profile is" "$(screen | tr -d '\n')" \
 		"profile written to $TMP/short$k\.pro"
 done
+
+# The profile's default name keeps a '+' of the program's name, as the
+# hook's own dump names do (mprof.c++leaks.PID.pro, not c__leaks).
+mkdir -p "$TMP/plus"
+cp "$TMP/leaks" "$TMP/plus/c++leaks"
+keys clear Enter
+keys "cd '$TMP/plus' && '$MPROF' -- ./c++leaks; echo EXIT=\$?; cd '$TOP'" Enter
+check "c++leaks: its leak is on screen" "leak_malloc  hook_leaks.c"
+keys q
+check "c++leaks: q quits" "EXIT="
+expect_match "c++leaks: the profile is mprof.c++leaks.PID.pro, '+' kept" "$(ls "$TMP/plus" | grep '^mprof\.')" \
+	'^mprof\.c\+\+leaks\.[0-9]+\.pro$'
