@@ -4,7 +4,7 @@
  * inside and produce a profile that writes out; the ring's slots decode
  * inside themselves.
  * FUZZ_SEEDS: test/data/segments/small.seg test/data/segments/wait.seg
- * FUZZ_EXTRA: attach/live/segment_read.c attach/live/launch.c attach/proc/*.c attach/shared/elfsym.c attach/shared/mapmem.c
+ * FUZZ_EXTRA: attach/live/segment_read.c attach/live/launch.c attach/proc/*.c attach/shared/elfsym.c attach/shared/mapmem.c attach/shared/progname.c
  */
 #include <stdlib.h>
 #include <sys/mman.h>
