@@ -156,7 +156,7 @@ growth_check() {
 }
 
 # --attach PID
-leaker t 40
+leaker t 300   # ended by touching t.go: a lifetime the steps before cannot outlast on a busy machine
 T=$LPID
 start
 keys "'$MPROF' --attach $T --interval 200; echo EXIT=\$?" Enter
@@ -258,7 +258,7 @@ check "q quits with status 0" "EXIT=0"
 
 # -- CMD
 start
-keys "'$MPROF' --interval 200 -- '$TMP/leaker' '$TMP/c.go' 40; echo EXIT=\$?" Enter
+keys "'$MPROF' --interval 200 -- '$TMP/leaker' '$TMP/c.go' 300; echo EXIT=\$?" Enter   # ended by touching c.go
 check "-- CMD: the table opens" "leak_here"
 out=$(screen | sed -n 's/.*its output goes to \([^ ]*\.out\).*/\1/p' | head -1)
 [ -n "$out" ] || out=$(screen | sed -n 's/.*output: \([^ ]*\.out\).*/\1/p' | head -1)
