@@ -18,7 +18,8 @@ cc -g -O1 -fno-omit-frame-pointer -o "$TMP/leaker" "$TOP/test/progs/live_leaker.
 # 120 columns: the strip has 114, 11.4 s at 100 ms a column.
 tmux_start 120 30 "$TMP"
 # set +m: no job control, so stopping mprof-tui (below) leaves it the terminal's.
-keys "set +m; '$MPROF' --interval 200 -- '$TMP/leaker' '$TMP/stop' 120; echo EXIT=\$?" Enter
+# The leaker runs until the test touches $TMP/stop (600 s at most): its run must outlast the steps on a busy machine.
+keys "set +m; '$MPROF' --interval 200 -- '$TMP/leaker' '$TMP/stop' 600; echo EXIT=\$?" Enter
 check "strip: the live table opens" "leak_here"
 keys m
 check "strip: snapshot #1 at the start" "snapshot #1 at"
