@@ -30,6 +30,25 @@ static inline void alloc_due(void *p, size_t n, uint64_t fa)
 	hook_leave();
 }
 
+/* The rest of malloc after alloc_skip said skip (0 or -1), out of line so
+ * the common path saves no registers; fa: malloc's frame (the same bytes
+ * whether this is reached by a call or by a jump). */
+static __attribute__((noinline)) void *malloc_slow(size_t n, int skip, uint64_t fa)
+{
+	if (!skip) {
+		hook_th.busy = 1;
+		void *p = real_malloc(n);
+		alloc_due(p, n, fa);
+		return p;
+	}
+	if (!hook_enter())
+		return real_malloc(n);
+	void *p = real_malloc(n);
+	note_alloc(p, n, fa);
+	hook_leave();
+	return p;
+}
+
 EXPORT void *malloc(size_t n)
 {
 	if (NEED_REAL(real_malloc)) {
@@ -40,30 +59,13 @@ EXPORT void *malloc(size_t n)
 	int skip = alloc_skip(n);
 	if (likely(skip > 0))
 		return real_malloc(n);
-	if (!skip) {
-		hook_th.busy = 1;
-		void *p = real_malloc(n);
-		alloc_due(p, n, FRAME);
-		return p;
-	}
-	if (!hook_enter())
-		return real_malloc(n);
-	void *p = real_malloc(n);
-	note_alloc(p, n, FRAME);
-	hook_leave();
-	return p;
+	return malloc_slow(n, skip, FRAME);
 }
 
-EXPORT void free(void *p)
+/* The rest of free for a block the filter may hold, out of line so the
+ * common path saves no registers. */
+static __attribute__((noinline)) void free_slow(void *p)
 {
-	if (!p || unlikely(hook_in_arena(p)))
-		return;
-	if (NEED_REAL(real_free))
-		return;
-	if (!live_maybe((uint64_t)(uintptr_t)p)) {   /* sampling never picked it: the common case */
-		real_free(p);
-		return;
-	}
 	if (hook_enter()) {
 		/* The allocator reads the block's header next: start that miss
 		 * now, so it overlaps with the live-table lookup. */
@@ -74,6 +76,36 @@ EXPORT void free(void *p)
 		return;
 	}
 	real_free(p);
+}
+
+EXPORT void free(void *p)
+{
+	if (!p || unlikely(hook_in_arena(p)))
+		return;
+	if (NEED_REAL(real_free))
+		return;
+	if (!free_maybe_live((uint64_t)(uintptr_t)p)) {   /* sampling never picked it: the common case */
+		real_free(p);
+		return;
+	}
+	free_slow(p);
+}
+
+/* calloc's malloc_slow; t: n * m, which did not overflow when skip is 0. */
+static __attribute__((noinline)) void *calloc_slow(size_t n, size_t m, size_t t, int skip, uint64_t fa)
+{
+	if (!skip) {
+		hook_th.busy = 1;
+		void *p = real_calloc(n, m);
+		alloc_due(p, t, fa);
+		return p;
+	}
+	if (!hook_enter())
+		return real_calloc(n, m);
+	void *p = real_calloc(n, m);
+	note_alloc(p, n * m, fa);
+	hook_leave();
+	return p;
 }
 
 EXPORT void *calloc(size_t n, size_t m)
@@ -91,18 +123,7 @@ EXPORT void *calloc(size_t n, size_t m)
 	int skip = __builtin_mul_overflow(n, m, &t) ? -1 : alloc_skip(t);
 	if (likely(skip > 0))
 		return real_calloc(n, m);
-	if (!skip) {
-		hook_th.busy = 1;
-		void *p = real_calloc(n, m);
-		alloc_due(p, t, FRAME);
-		return p;
-	}
-	if (!hook_enter())
-		return real_calloc(n, m);
-	void *p = real_calloc(n, m);
-	note_alloc(p, n * m, FRAME);
-	hook_leave();
-	return p;
+	return calloc_slow(n, m, t, skip, FRAME);
 }
 
 static inline __attribute__((always_inline)) void *realloc_impl(void *p, size_t n, uint64_t fa)

@@ -49,7 +49,7 @@ typedef struct hook_thread {
 	int busy;          /* inside the hook: nested calls pass straight through */
 	uint32_t ndefer;   /* blocks freed by signal handlers inside the hook */
 	int64_t sample_left;     /* bytes until the next look at sampling (<= 0: every allocation) */
-	int64_t sample_bank;     /* bytes of the countdown drawn but not yet in sample_left */
+	uint64_t group_memo;     /* free's last 64 MiB region << 4 | its live_group (0: region 0, group 0) */
 	uint64_t tag;            /* live-table key bits of the allocator being recorded (0: malloc's) */
 	uint32_t reached;        /* a nested call's allocator tag + 1 since hook_begin; 0 none */
 	int state;         /* 0 new, 1 set up, 2 exited (shared lane, no cache) */
@@ -65,6 +65,7 @@ typedef struct hook_thread {
 	uint64_t sample_seq;     /* the segment's sample.seq when the countdown was drawn */
 	uint64_t sample_mean;    /* the rate it was drawn at (0 every allocation, SEG_SAMPLE_OFF none) */
 	uint32_t sample_ridx;    /* that rate's index (live.c keeps it with each block) */
+	int64_t sample_bank;     /* bytes of the countdown drawn but not yet in sample_left */
 	uint32_t cache_hash[64]; /* hash -> stack id cache (low bits index) */
 	uint32_t cache_id[64];
 	void *defer[HOOK_DEFER];
@@ -127,18 +128,27 @@ void live_filter(int on);
  * MiB apart) always get different groups, where a hash put two threads'
  * arenas in one group (and their frees on the same locks) one time in
  * four. */
-static inline uint64_t live_shard_index(uint64_t key, uint64_t h)
+static inline uint64_t live_group(uint64_t key)
 {
 	uint64_t r = key >> 26;
 	r ^= r >> 32;
 	r ^= r >> 16;
 	r ^= r >> 8;
 	r ^= r >> 4;
-	return (r & 15) << 4 | (h & 15);
+	return r & 15;
+}
+static inline uint64_t live_shard_index(uint64_t key, uint64_t h)
+{
+	return live_group(key) << 4 | (h & 15);
+}
+/* The filter bit of a key of group g (its shard's bits: kept under its lock). */
+static inline uint64_t live_filter_bit_of(uint64_t g, uint64_t h)
+{
+	return (g << 4 | (h & 15)) * LIVE_FILT_BITS + ((h >> 44) & (LIVE_FILT_BITS - 1));
 }
 static inline uint64_t live_filter_bit(uint64_t key, uint64_t h)
 {
-	return live_shard_index(key, h) * LIVE_FILT_BITS + ((h >> 44) & (LIVE_FILT_BITS - 1));
+	return live_filter_bit_of(live_group(key), h);
 }
 /* 0 when key is surely not in the table (the filter is on and its bit
  * clear): a few ns, no lock, no write. */

@@ -95,6 +95,24 @@ static inline void note_alloc(void *p, size_t n, uint64_t fa)
 		hook_record_alloc(p, n, fa);
 }
 
+/* live_maybe for free, with the group of the thread's last 64 MiB region
+ * remembered (the fold was half of free's work); one word, one store, so a
+ * signal handler's free reads a region and its own group. */
+static inline int free_maybe_live(uint64_t key)
+{
+	if (!__atomic_load_n(&live_filter_on, __ATOMIC_ACQUIRE))
+		return 1;
+	uint64_t m = hook_th.group_memo, g;
+	if (likely(m >> 4 == key >> 26)) {
+		g = m & 15;
+	} else {
+		g = live_group(key);
+		hook_th.group_memo = (key >> 26) << 4 | g;
+	}
+	uint64_t b = live_filter_bit_of(g, hash_mix64(key));
+	return (int)(__atomic_load_n(&live_filt[b >> 6], __ATOMIC_ACQUIRE) >> (b & 63)) & 1;
+}
+
 /* The common case of malloc and calloc: recording, not nested, and the
  * countdown (lowered by n here) not run out: the caller goes straight to
  * the allocator, a tail call with no work of ours after it. */
