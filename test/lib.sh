@@ -80,3 +80,20 @@ hook_prog() {
 		exit 0
 	}
 }
+
+# faults_go PROG OUT SECONDS PRO: PROG started with "wait" on the fifo
+# $TMP/go (its output in OUT, its pid first), mprof-tui --faults on it for
+# SECONDS into PRO (messages in PRO.err), PROG let go once it is sampled.
+# Sets PID and FSTATUS, the sampler's exit status.
+faults_go() {
+	rm -f "$TMP/go" && mkfifo "$TMP/go"
+	( exec 3<> "$TMP/go"; timeout 90 "$1" wait <&3 > "$2" 2>&1 ) &
+	PID=$(pid_from "$2")
+	"$MPROF" --faults "$PID" --duration "$3" -o "$4" 2> "$4.err" &
+	_m=$!
+	_n=0
+	while ! grep -q sampling "$4.err" && [ $_n -lt 200 ]; do sleep 0.05; _n=$((_n + 1)); done
+	echo go > "$TMP/go"
+	wait $_m
+	FSTATUS=$?
+}

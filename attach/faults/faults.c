@@ -92,13 +92,12 @@ void faults_close(faults *f)
 			munmap(f->rings[c].mp, f->rings[c].size + (uint64_t)f->page_size);
 	for (size_t i = 0; i < f->nfds; i++)
 		close(f->fds[i]);
-	if (f->child > 0 && f->status < 0) {   /* never leave our child running */
-		kill(f->child, SIGKILL);
-		waitpid(f->child, &f->status, 0);
-	}
+	if (f->child > 0 && f->status < 0)   /* never leave our child running */
+		faults_child_kill(f->child, &f->status);
 	free(f->fds);
 	free(f->rings);
 	free(f->scratch);
+	free(f->tails);
 	free(f->q);
 	u64map_free(&f->ids);
 	u64map_free(&f->tids);
@@ -114,8 +113,7 @@ int faults_gone(faults *f)
 	if (f->gone)
 		return 1;
 	if (f->child > 0) {
-		if (waitpid(f->child, &f->status, WNOHANG) == f->child)
-			f->gone = 1;
+		f->gone = faults_child_wait(f);
 	} else {
 		f->gone = proc_gone(f->pid);
 	}
@@ -154,11 +152,14 @@ long faults_page_size(const faults *f)
 
 void faults_summary(const faults *f, const faults_stats *s, char *buf, size_t len)
 {
+	uint64_t kib = (uint64_t)f->page_size / 1024;
 	size_t n = (size_t)snprintf(buf, len,
-				    "%" PRIu64 " pages first touched (%" PRIu64 " minor, %" PRIu64 " major, %" PRIu64
-				    " KiB), %" PRIu64 " repeated faults, %" PRIu64 " samples lost",
+				    "%" PRIu64 " page faults (%" PRIu64 " minor, %" PRIu64 " major): %" PRIu64
+				    " KiB allocated, %" PRIu64 " KiB in use (resident at the last of %" PRIu64
+				    " readings), %" PRIu64 " faults on pages held already, %" PRIu64 " samples lost",
 				    s->minor_pages + s->major_pages, s->minor_pages, s->major_pages,
-				    (s->minor_pages + s->major_pages) * (uint64_t)f->page_size / 1024, s->repeats, s->lost);
+				    (s->minor_pages + s->major_pages) * kib, s->held * kib, s->resident_reads, s->repeats,
+				    s->lost);
 	if (s->pc_only && n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", %" PRIu64 " stacks not unwound past the pc", s->pc_only);
 	if (s->others && n < len)

@@ -1,10 +1,12 @@
 /* faults.h - physical memory by call stack: a process's page faults
  * sampled with perf_event_open (software events, minor and major apart,
  * every fault, on every thread and on the threads it starts later), each
- * unwound from a copy of its user stack (symbols/stackunw.h), counted
- * once per page at the stack that first touched it, into an ordinary
- * profile: bytes = pages x page size, objects = pages, under a root frame
- * "[minor page faults]" or "[major page faults]". */
+ * unwound from a copy of its user stack (symbols/stackunw.h), into an
+ * ordinary profile: allocated = every page a fault made, at its stack; in
+ * use = the pages of the latest fault on each address that are still
+ * resident (read from /proc/PID/pagemap); bytes = pages x page size,
+ * objects = pages, under a root frame "[minor page faults]" or
+ * "[major page faults]". */
 #ifndef MPROF_FAULTS_H
 #define MPROF_FAULTS_H
 
@@ -18,14 +20,16 @@ typedef struct faults faults;
 
 typedef struct faults_stats {
 	uint64_t samples;        /* fault samples read */
-	uint64_t minor_pages;    /* pages first touched by a minor fault */
+	uint64_t minor_pages;    /* pages made by a minor fault (allocated) */
 	uint64_t major_pages;    /* ... by a major fault (read from disk) */
-	uint64_t repeats;        /* faults on pages counted already (COW, zero page, refaults) */
+	uint64_t repeats;        /* faults on pages held already: given back and touched again, COW */
+	uint64_t held;           /* pages in use: resident at the last reading, or faulted since */
 	uint64_t lost;           /* samples the kernel dropped: the ring was full */
 	uint64_t pc_only;        /* stacks that could not be unwound past the pc */
 	uint64_t in_kernel;      /* faults the kernel took on the process's behalf (read(2) into it) */
 	uint64_t others;         /* samples of other processes, left out */
 	uint64_t execs;          /* new programs run by the target: the profile restarted */
+	uint64_t resident_reads; /* pagemap readings of the pages still held (in use = resident) */
 	int threads;             /* threads the events were opened on (more are inherited) */
 	int kernel_excluded;     /* faults in the kernel are not sampled (perf_event_paranoid) */
 } faults_stats;

@@ -38,7 +38,7 @@ static void attr_fill(const faults *f, struct perf_event_attr *a, int kind, int 
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = kind ? PERF_COUNT_SW_PAGE_FAULTS_MAJ : PERF_COUNT_SW_PAGE_FAULTS_MIN;
 	a->sample_period = 1;   /* every fault; period 1 is never throttled */
-	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ADDR |
+	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
 			 PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	a->sample_regs_user = FAULTS_REGS_MASK;
 	a->sample_stack_user = FAULTS_STACK_USER;

@@ -58,15 +58,18 @@ struct faults {
 	prof *p;
 	unsigned gen;
 	u64map stack_of;         /* stack hash (probed) -> sample */
-	u64map pages;            /* (generation, page) -> touched */
+	u64map pages;            /* page -> sample of its latest fault (held: not yet found given back) */
 	long page_size;
 	uint8_t *q;              /* records copied out of the rings, in order */
 	size_t q_cap, q_len;
 	size_t q_head;           /* the next record to handle */
 	size_t q_meta;           /* records before it had their non-sample part applied */
+	uint64_t *tails, *heads; /* each ring's read and write positions, while draining */
 	uint8_t *scratch;        /* a record that wraps the ring's end */
 	size_t scratch_cap;
 	faults_stats st;
+	int64_t resident_next_ns;  /* the next pagemap reading (faults_resident_tick) */
+	int traced;              /* our child is ptrace-seized, stopped at its exit (faults_launch.c) */
 	/* The screens' reader thread (faults_thread_start). */
 	pthread_t thread;
 	pthread_mutex_t lock;    /* held by the thread around faults_poll */
@@ -84,6 +87,18 @@ int faults_enable_all(faults *f, prof_error *err);
 /* faults_profile.c: the profile (re)started, a sample counted. */
 int faults_prof_start(faults *f);
 int faults_on_sample(faults *f, const uint8_t *rec, size_t len);
+/* A page held by sample s left it (given back, or faulted again). */
+void faults_page_left(faults *f, uint32_t s);
+/* faults_resident.c: the pages held read from pagemap, those not present
+ * any more given back (0, or -1: unreadable, the last reading stands);
+ * the same at most every 100 ms. */
+int faults_resident_read(faults *f);
+void faults_resident_tick(faults *f);
+/* faults_launch.c: our traced child's stops handled (at its exit: every
+ * fault read, then the pages it holds); 1 once it has ended. */
+int faults_child_wait(faults *f);
+/* Kills our child and reaps it (past its exit stop), its status in *status. */
+void faults_child_kill(pid_t pid, int *status);
 /* faults_maps.c: the mappings, from /proc/PID/maps and the records. */
 void faults_maps_scan(faults *f);
 void faults_on_meta(faults *f, const uint8_t *rec, size_t len);

@@ -1,8 +1,8 @@
 /* faults_profile.c - the profile the faults build: started (again after
  * the target runs a new program) with its two root frames, and each
- * PERF_RECORD_SAMPLE decoded, its user stack unwound, and counted once per
- * page at the stack that touched the page first, a sample per distinct
- * stack under its kind's root. */
+ * PERF_RECORD_SAMPLE decoded, its user stack unwound, and counted as a
+ * page allocated at that stack and held by it until the page is given back
+ * or faulted again, a sample per distinct stack under its kind's root. */
 #include "attach/faults/faults_int.h"
 #include "core/hash.h"
 
@@ -42,6 +42,9 @@ int faults_prof_start(faults *f)
 	f->p = p;
 	u64map_free(&f->stack_of);
 	memset(&f->stack_of, 0, sizeof(f->stack_of));
+	u64map_free(&f->pages);   /* the old program's pages went with it */
+	memset(&f->pages, 0, sizeof(f->pages));
+	f->st.held = 0;
 	f->gen++;
 	return 0;
 }
@@ -97,13 +100,17 @@ static int rd_u64(rd *r, uint64_t *v)
 	return 0;
 }
 
-/* One PERF_RECORD_SAMPLE: IDENTIFIER, IP, TID, ADDR, REGS_USER, STACK_USER. */
+/* One PERF_RECORD_SAMPLE: IDENTIFIER, IP, TID, TIME, ADDR, REGS_USER,
+ * STACK_USER.  Every fault is a page made (allocated); a fault on a page
+ * held already means the one held had gone (given back, or the zero
+ * page a read mapped, copied at a write): the page moves to this stack. */
 int faults_on_sample(faults *f, const uint8_t *rec, size_t len)
 {
 	rd r = { rec + sizeof(struct perf_event_header), rec + len };
 	const struct perf_event_header *h = (const void *)rec;
-	uint64_t id, ip, pidtid, addr, abi, regs[24], size = 0, dyn = 0;
-	if (rd_u64(&r, &id) || rd_u64(&r, &ip) || rd_u64(&r, &pidtid) || rd_u64(&r, &addr) || rd_u64(&r, &abi))
+	uint64_t id, ip, pidtid, when, addr, abi, regs[24], size = 0, dyn = 0;
+	if (rd_u64(&r, &id) || rd_u64(&r, &ip) || rd_u64(&r, &pidtid) || rd_u64(&r, &when) || rd_u64(&r, &addr) ||
+	    rd_u64(&r, &abi))
 		return 0;
 	int pid = (int)(uint32_t)pidtid, tid = (int)(pidtid >> 32);
 	int nregs = abi ? __builtin_popcountll(FAULTS_REGS_MASK) : 0;
@@ -124,16 +131,6 @@ int faults_on_sample(faults *f, const uint8_t *rec, size_t len)
 		return 1;
 	uint32_t kind = u64map_get(&f->ids, id);
 	kind = kind == 1;
-	uint64_t page = addr / (uint64_t)f->page_size;
-	uint64_t key = ((uint64_t)(f->gen & 0xffff) << 48) ^ page;
-	size_t at;
-	if (!f->pages.vals && u64map_init(&f->pages, 4096))
-		return -1;
-	at = u64map_slot(&f->pages, key);
-	if (f->pages.vals[at] != U64MAP_NONE) {
-		f->st.repeats++;
-		return 1;
-	}
 	if (h->misc & PERF_RECORD_MISC_KERNEL)
 		f->st.in_kernel++;
 	uint64_t pcs[FAULTS_MAX_DEPTH];
@@ -154,8 +151,20 @@ int faults_on_sample(faults *f, const uint8_t *rec, size_t len)
 	if (n == 1)
 		f->st.pc_only++;
 	uint32_t s = sample_of(f, pcs, n, (int)kind);
-	if (s == PROF_NONE || u64map_add_at(&f->pages, at, key, 1))
+	if (s == PROF_NONE)
 		return -1;
+	uint64_t page = addr / (uint64_t)f->page_size;
+	if (!f->pages.vals && u64map_init(&f->pages, 4096))
+		return -1;
+	size_t at = u64map_slot(&f->pages, page);
+	uint32_t had = f->pages.vals[at];
+	if (had != U64MAP_NONE) {
+		f->st.repeats++;
+		faults_page_left(f, had);
+		f->pages.vals[at] = s;
+	} else if (u64map_add_at(&f->pages, at, page, s)) {
+		return -1;
+	}
 	mp_counts *c = &f->p->samples.v[s].c;
 	c->alloc_objs++;
 	c->alloc_bytes += (uint64_t)f->page_size;
@@ -163,5 +172,15 @@ int faults_on_sample(faults *f, const uint8_t *rec, size_t len)
 		f->st.major_pages++;
 	else
 		f->st.minor_pages++;
+	f->st.held = f->pages.used;
 	return 1;
+}
+
+void faults_page_left(faults *f, uint32_t s)
+{
+	if (s >= f->p->samples.len)
+		return;
+	mp_counts *c = &f->p->samples.v[s].c;
+	c->free_objs++;
+	c->free_bytes += (uint64_t)f->page_size;
 }

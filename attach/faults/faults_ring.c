@@ -1,7 +1,7 @@
 /* faults_ring.c - the rings read with the kernel's head/tail protocol:
  * each record copied out (a record that wraps the ring's end made
- * contiguous) into a queue, faults on pages counted already dropped as
- * they are read, the queue handled a bounded number of samples at a time
+ * contiguous) into a queue in the order of their times, other processes'
+ * faults dropped as they are read, the queue handled a bounded number of samples at a time
  * after every mapping and exec queued before them (faults_poll), and the
  * bytes still to read (faults_backlog). */
 #include "attach/faults/faults_int.h"
@@ -40,68 +40,114 @@ static const uint8_t *ring_rec(faults *f, fring *r, uint64_t pos, size_t *len)
 	return f->scratch;
 }
 
-/* A fault on a page counted already (or of another process): its record
- * is dropped as it is read, never queued or unwound. */
-static int sample_known(faults *f, const uint8_t *rec, size_t len)
+/* Bytes [off, off + n) of the record at pos of ring r, across its end. */
+static void ring_peek(const fring *r, uint64_t pos, size_t off, void *out, size_t n)
 {
-	uint64_t pidtid, addr;
-	if (len < sizeof(struct perf_event_header) + 32)
+	uint64_t at = (pos + off) & (r->size - 1);
+	size_t first = at + n <= r->size ? n : (size_t)(r->size - at);
+	memcpy(out, r->data + at, first);
+	memcpy((uint8_t *)out + first, r->data, n - first);
+}
+
+/* Where the next record of ring c sorts: a mapping, exec or loss first
+ * (0), a sample by its time; UINT64_MAX when the ring has no more. */
+static uint64_t ring_next_time(const faults *f, int c)
+{
+	const fring *r = &f->rings[c];
+	if (!r->mp || f->tails[c] >= f->heads[c])
+		return UINT64_MAX;
+	struct perf_event_header h;
+	ring_peek(r, f->tails[c], 0, &h, sizeof(h));
+	uint64_t t = 0;
+	if (h.type == PERF_RECORD_SAMPLE && h.size >= sizeof(h) + 32)
+		ring_peek(r, f->tails[c], sizeof(h) + 24, &t, 8);   /* after IDENTIFIER, IP, TID */
+	return t < UINT64_MAX ? t : UINT64_MAX - 1;
+}
+
+/* A fault of another process (a child's, where the kernel cannot keep
+ * them out): dropped as it is read, never queued or unwound. */
+static int sample_other(faults *f, const uint8_t *rec, size_t len)
+{
+	uint64_t pidtid;
+	if (len < sizeof(struct perf_event_header) + 24)
 		return 0;
 	memcpy(&pidtid, rec + sizeof(struct perf_event_header) + 16, 8);
-	memcpy(&addr, rec + sizeof(struct perf_event_header) + 24, 8);
-	if ((int)(uint32_t)pidtid != f->pid) {
-		f->st.others++;
-		return 1;
-	}
-	uint64_t key = ((uint64_t)(f->gen & 0xffff) << 48) ^ (addr / (uint64_t)f->page_size);
-	if (u64map_get(&f->pages, key) == U64MAP_NONE)
+	if ((int)(uint32_t)pidtid == f->pid)
 		return 0;
-	f->st.repeats++;
+	f->st.others++;
 	return 1;
 }
 
-/* Copies what the kernel wrote out of the rings into the queue, so a burst
- * of faults outruns the unwinder only by the queue's size, not the rings'.
- * -1 when out of memory. */
+/* Appends a record to the queue; 1 when it is full (the record stays in
+ * its ring), -1 when out of memory. */
+static int queue_put(faults *f, const uint8_t *rec, size_t len)
+{
+	if (f->q_len - f->q_head + len > FAULTS_QUEUE_MAX)
+		return 1;
+	/* The handled part goes once it is half the queue: moving a large
+	 * backlog at every append would be quadratic. */
+	if (f->q_len + len > f->q_cap && f->q_head >= f->q_cap / 2) {
+		memmove(f->q, f->q + f->q_head, f->q_len - f->q_head);
+		f->q_len -= f->q_head;
+		f->q_meta -= f->q_head;
+		f->q_head = 0;
+	}
+	if (vec_grow((void **)&f->q, &f->q_cap, f->q_len + len, 1))
+		return -1;
+	memcpy(f->q + f->q_len, rec, len);
+	f->q_len += len;
+	return 0;
+}
+
+/* Copies what the kernel wrote out of the rings into the queue, the rings
+ * merged in the order of the samples' times (two faults on one page from
+ * two CPUs: the later one holds it), so a burst of faults outruns the
+ * unwinder only by the queue's size, not the rings'.  -1 when out of
+ * memory. */
 static int drain(faults *f)
 {
-	for (int c = 0; c < f->ncpu; c++) {
-		fring *r = &f->rings[c];
-		if (!r->mp)
-			continue;
-		uint64_t head = __atomic_load_n(&r->mp->data_head, __ATOMIC_ACQUIRE);
-		uint64_t tail = r->mp->data_tail;
-		while (tail < head) {
-			size_t len;
-			const uint8_t *rec = ring_rec(f, r, tail, &len);
-			if (!rec)
-				return -1;
-			int sample = ((const struct perf_event_header *)rec)->type == PERF_RECORD_SAMPLE;
-			f->st.samples += sample;
-			if (!sample || !sample_known(f, rec, len)) {
-				if (f->q_len - f->q_head + len > FAULTS_QUEUE_MAX) {
-					f->st.samples -= sample;   /* left in the ring: read again later */
-					break;
-				}
-				/* The handled part goes once it is half the queue: moving
-				 * a large backlog at every append would be quadratic. */
-				if (f->q_len + len > f->q_cap && f->q_head >= f->q_cap / 2) {
-					memmove(f->q, f->q + f->q_head, f->q_len - f->q_head);
-					f->q_len -= f->q_head;
-					f->q_meta -= f->q_head;
-					f->q_head = 0;
-				}
-				if (vec_grow((void **)&f->q, &f->q_cap, f->q_len + len, 1))
-					return -1;
-				memcpy(f->q + f->q_len, rec, len);
-				f->q_len += len;
-			}
-			tail += len;
+	if (!f->tails && !(f->tails = calloc(2 * (size_t)f->ncpu, sizeof(*f->tails))))
+		return -1;
+	f->heads = f->tails + f->ncpu;
+	for (int c = 0; c < f->ncpu; c++)
+		if (f->rings[c].mp) {
+			f->heads[c] = __atomic_load_n(&f->rings[c].mp->data_head, __ATOMIC_ACQUIRE);
+			f->tails[c] = f->rings[c].mp->data_tail;
 		}
-		/* The kernel may reuse what we read only after this store. */
-		__atomic_store_n(&r->mp->data_tail, tail, __ATOMIC_RELEASE);
+	int rc = 0;
+	for (;;) {
+		int c = -1;
+		uint64_t best = UINT64_MAX;
+		for (int i = 0; i < f->ncpu && best; i++) {
+			uint64_t t = ring_next_time(f, i);
+			if (t < best)
+				best = t, c = i;
+		}
+		if (c < 0)
+			break;
+		fring *r = &f->rings[c];
+		size_t len;
+		const uint8_t *rec = ring_rec(f, r, f->tails[c], &len);
+		if (!rec) {
+			rc = -1;
+			break;
+		}
+		int sample = ((const struct perf_event_header *)rec)->type == PERF_RECORD_SAMPLE;
+		if (!sample || !sample_other(f, rec, len)) {
+			int q = queue_put(f, rec, len);
+			if (q) {
+				rc = q < 0 ? -1 : 0;   /* full: the rest is read again later */
+				break;
+			}
+		}
+		f->st.samples += sample;
+		f->tails[c] += len;
 	}
-	return 0;
+	/* The kernel may reuse what we read only after this store. */
+	for (int c = 0; c < f->ncpu; c++)
+		if (f->rings[c].mp)
+			__atomic_store_n(&f->rings[c].mp->data_tail, f->tails[c], __ATOMIC_RELEASE);
+	return rc;
 }
 
 /* Handles at most max queued samples; returns how many, -1 on ENOMEM. */
@@ -140,6 +186,8 @@ long faults_poll(faults *f, long max)
 		if (n < 0)
 			return -1;
 		done += n;
+		if (f->q_len == f->q_head && faults_backlog(f) == 0)
+			faults_resident_tick(f);   /* every fault so far counted: the reading matches them */
 		if (f->q_len == f->q_head || (max && done >= max))
 			return done;
 	}

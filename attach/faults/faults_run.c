@@ -1,7 +1,7 @@
 /* faults_run.c - mprof-tui --faults -o FILE: a command run, or a running
  * process followed for a while, with its page faults sampled, then the
  * profile written (native format) and one line of figures. */
-#include "attach/faults/faults.h"
+#include "attach/faults/faults_int.h"
 #include "attach/proc/procfs.h"
 
 #include <errno.h>
@@ -72,9 +72,11 @@ int faults_run(const char *pid_arg, char *const argv[], double seconds, const ch
 			if (faults_stop && argv)
 				kill(faults_pid(f), SIGTERM);
 			if (!gone && argv)
-				continue;   /* our command: until it has ended */
+				continue;   /* our command: until it has ended (read at its exit stop) */
 			if (faults_poll(f, 0) < 0)
 				rc = 1;
+			else if (!gone)
+				faults_resident_read(f);   /* the end of --duration: what it holds now */
 			break;
 		}
 		if (n == 0) {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # faults: mprof-tui --faults, page faults by call stack. A program that
 # mallocs 80 MiB and touches 24 (8 MiB in touch_eight, 16 in touch_sixteen)
-# shows those under their stacks (within 10 %) and nothing for the rest,
+# shows those allocated under their stacks (within 10 %; it frees them
+# before it exits, so in use is faults_resident.sh's) and nothing for the rest,
 # with and without frame pointers; threads started after the attach are
 # seen; the profile is an ordinary one (flame graph, pprof, diff); another
 # user's process and bad targets are refused with one line.
@@ -23,8 +24,8 @@ fi
 expect_eq "faults: a command runs and its profile is written" "$STATUS" 0
 
 MIB=1048576
-# folded FILE: the profile as folded stacks (root first; weight = bytes).
-folded() { "$MPROF" --export=folded -o "$TMP/f.folded" "$1" > /dev/null && cat "$TMP/f.folded"; }
+# folded FILE: the profile as folded stacks (root first; weight = bytes allocated).
+folded() { "$MPROF" --export=folded --alloc -o "$TMP/f.folded" "$1" > /dev/null && cat "$TMP/f.folded"; }
 # bytes_under FILE CHAIN: bytes of the stacks holding CHAIN (";a;b;c ").
 bytes_under() { folded "$1" | awk -v c="$2" 'index($0, c) { b += $NF } END { printf "%.0f\n", b }'; }
 # within NAME GOT WANT: GOT within 10 % of WANT.
@@ -41,11 +42,11 @@ for b in fp nofp; do
 	expect_eq "$b: exit status 0" "$STATUS" 0
 	expect_eq "$b: the command's output is its own" "$OUT" "touched 24 MiB of 80"
 	expect_match "$b: one line of figures, no sample lost" "$ERR" \
-		"^mprof-tui: $TMP/ft_$b exited with status 0; pid [0-9]+: [0-9]+ pages first touched \([0-9]+ minor, 0 major, [0-9]+ KiB\), [0-9]+ repeated faults, 0 samples lost.*; written to $TMP/$b.pro$"
+		"^mprof-tui: $TMP/ft_$b exited with status 0; pid [0-9]+: [0-9]+ page faults \([0-9]+ minor, 0 major\): [0-9]+ KiB allocated, [0-9]+ KiB in use \(resident at the last of [0-9]+ readings\), [0-9]+ faults on pages held already, 0 samples lost.*; written to $TMP/$b.pro$"
 	# The whole chain, root to leaf: main -> touch_eight -> touch.
 	within "$b: 8 MiB under main -> touch_eight -> touch" "$(bytes_under "$TMP/$b.pro" ';main;touch_eight;touch ')" $((8 * MIB))
 	within "$b: 16 MiB under main -> touch_sixteen -> touch" "$(bytes_under "$TMP/$b.pro" ';main;touch_sixteen;touch ')" $((16 * MIB))
-	total=$("$MPROF" --top=cum --format=tsv "$TMP/$b.pro" | awk -F '\t' '$5 == "[minor page faults]" { print $3 }')
+	total=$("$MPROF" --top=cum --alloc --format=tsv "$TMP/$b.pro" | awk -F '\t' '$5 == "[minor page faults]" { print $3 }')
 	if [ -n "$total" ] && [ "$total" -lt $((24 * MIB + 24 * MIB / 10)) ]; then
 		ok "$b: nothing for the 56 untouched MiB ($total B in all)"
 	else
@@ -56,31 +57,21 @@ for b in fp nofp; do
 done
 
 # --- an ordinary profile: flame graph, pprof, diff ---------------------------------------
-"$MPROF" --flamegraph="$TMP/fp.svg" "$TMP/fp.pro" > /dev/null 2>&1
+"$MPROF" --flamegraph="$TMP/fp.svg" --alloc "$TMP/fp.pro" > /dev/null 2>&1
 expect_match "flame graph of a faults profile names touch_sixteen" "$(grep -c touch_sixteen "$TMP/fp.svg" 2> /dev/null)" "^[1-9]"
 run_status "$MPROF" --export=pprof -o "$TMP/fp.pb.gz" "$TMP/fp.pro"
 expect_eq "pprof export of a faults profile" "$STATUS" 0
 if command -v go > /dev/null 2>&1; then
-	g=$(go tool pprof -top -sample_index=inuse_space "$TMP/fp.pb.gz" 2> /dev/null | awk '$NF == "touch_sixteen" { print $4 }')
+	g=$(go tool pprof -top -sample_index=alloc_space "$TMP/fp.pb.gz" 2> /dev/null | awk '$NF == "touch_sixteen" { print $4 }')
 	expect_match "go tool pprof reads it: touch_sixteen's cum is 16 MiB" "$g" "^(16(\.0[0-9]*)?MB|1638[0-9]kB|1639[0-9]kB)$"
 fi
 run_status "$MPROF" --top=flat --format=tsv --diff "$TMP/fp.pro" "$TMP/nofp.pro"
 expect_eq "diff of two faults profiles" "$STATUS" 0
 
 # --- a running process; its threads start after the attach ------------------------------
-mkfifo "$TMP/go"
-( exec 3<> "$TMP/go"; timeout 60 "$TMP/ft_nofp" wait <&3 > "$TMP/w.out" 2>&1 ) &
-n=0
-while [ ! -s "$TMP/w.out" ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done
-PID=$(head -1 "$TMP/w.out")
-"$MPROF" --faults "$PID" --duration 30 -o "$TMP/w.pro" 2> "$TMP/w.err" &
-M=$!
-n=0
-while ! grep -q sampling "$TMP/w.err" && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
-echo go > "$TMP/go"
-wait $M
-expect_eq "attach: ends when the process does, exit status 0" "$?" 0
-expect_match "attach: says it samples, then the figures" "$(cat "$TMP/w.err")" "sampling the page faults of pid $PID"
+faults_go "$TMP/ft_nofp" "$TMP/w.out" 30 "$TMP/w.pro"
+expect_eq "attach: ends when the process does, exit status 0" "$FSTATUS" 0
+expect_match "attach: says it samples, then the figures" "$(cat "$TMP/w.pro.err")" "sampling the page faults of pid $PID"
 within "attach: 8 MiB under a thread started after it (thread_eight -> touch_eight -> touch)" \
 	"$(bytes_under "$TMP/w.pro" ';start_thread;thread_eight;touch_eight;touch ')" $((8 * MIB))
 within "attach: 16 MiB under thread_sixteen -> touch_sixteen -> touch" \
