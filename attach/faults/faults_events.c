@@ -63,7 +63,7 @@ static int fd_keep(faults *f, int fd)
 static int ring_map(faults *f, fring *r, int fd)
 {
 	size_t pages = 256;
-	while (pages < 16384 && 2 * pages * (size_t)f->page_size * (size_t)f->ncpu <= FAULTS_RINGS_TOTAL)
+	while (pages < 65536 && 2 * pages * (size_t)f->page_size * (size_t)f->ncpu <= FAULTS_RINGS_TOTAL)
 		pages *= 2;
 	for (; pages >= 8; pages /= 2) {
 		size_t len = (pages + 1) * (size_t)f->page_size;

@@ -20,10 +20,12 @@
 
 #define FAULTS_STACK_USER 8192       /* bytes of stack copied per sample, perf's default */
 #define FAULTS_MAX_DEPTH 256
-/* Ring bytes in all (a burst of faults must fit while the unwinder is
- * descheduled: 64 MiB is ~7,800 samples), at most 64 MiB and at least
- * 1 MiB a CPU, halved until the kernel agrees (mlock limits). */
-#define FAULTS_RINGS_TOTAL ((size_t)128 << 20)
+/* Ring bytes in all (a burst of faults must fit while the reader is
+ * descheduled or the unwinder loads a module: 256 MiB is ~31,000 samples),
+ * at most 256 MiB and at least 1 MiB a CPU, halved until the kernel
+ * agrees (perf_event_mlock_kb, which root may exceed). */
+#define FAULTS_RINGS_TOTAL ((size_t)512 << 20)
+#define FAULTS_READER_NICE (-10) /* the reader's priority, where it may raise it */
 #define FAULTS_QUEUE_MAX ((size_t)512 << 20)   /* bytes of samples waiting to be unwound */
 
 /* The x86-64 user registers the unwinder needs, in perf's numbering. */
@@ -99,6 +101,8 @@ void faults_resident_tick(faults *f);
 int faults_child_wait(faults *f);
 /* Kills our child and reaps it (past its exit stop), its status in *status. */
 void faults_child_kill(pid_t pid, int *status);
+/* faults_thread.c: the calling thread (the reader) ahead of ordinary work. */
+void faults_reader_boost(void);
 /* faults_maps.c: the mappings, from /proc/PID/maps and the records. */
 void faults_maps_scan(faults *f);
 void faults_on_meta(faults *f, const uint8_t *rec, size_t len);

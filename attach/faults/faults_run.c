@@ -58,6 +58,7 @@ int faults_run(const char *pid_arg, char *const argv[], double seconds, const ch
 			seconds > 0 ? "for the duration asked " : "until it exits ");
 		fflush(msg);
 	}
+	faults_reader_boost();
 	double end = seconds > 0 ? mono_s() + seconds : 0;
 	int rc = 0;
 	for (;;) {
