@@ -18,8 +18,9 @@ static const cmd_text faults_help[] = {
 	{ SLOT_FAULTS,
 	  "Physical memory by stack (page faults; no hook needed):\n"
 	  "  --faults -o FILE -- COMMAND ARGS  run COMMAND, sample every page fault\n"
-	  "                       it takes (perf_event_open) until it exits; each page\n"
-	  "                       counts once, at the stack that first touched it;\n"
+	  "                       it takes (perf_event_open) until it exits; alloc =\n"
+	  "                       every page a fault made, inuse = pages still resident\n"
+	  "                       (pagemap), each at the stack of its latest fault;\n"
 	  "                       FILE is an ordinary profile: bytes = pages x page\n"
 	  "                       size, objects = pages, under the roots [minor page\n"
 	  "                       faults] and [major page faults]\n"

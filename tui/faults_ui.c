@@ -1,6 +1,6 @@
 /* faults_ui.c - --faults --attach PID: the page faults of a running
  * process by call stack, live, on the screens of a file ("pages"), with a
- * strip of its figures (pages first touched, minor and major, repeats,
+ * strip of its figures (pages faulted, minor and major, in use, repeats,
  * lost samples, RSS); when the process runs under the hook too, v
  * switches to its heap (the segment's profile) and back, both kept up
  * to date whichever is shown. The following itself (interval, segment,
@@ -151,9 +151,10 @@ static void faults_strip_draw(app *a)
 	faults_ui *u = FU(a);
 	const faults_stats *s = &u->st;
 	uint64_t ps = (uint64_t)faults_page_size(u->f);
-	char mi[32], ma[32], rss[32], heap[32] = "", line[400];
+	char mi[32], ma[32], held[32], rss[32], heap[32] = "", line[400];
 	view_fmt_value(mi, sizeof(mi), (int64_t)(s->minor_pages * ps), 0);
 	view_fmt_value(ma, sizeof(ma), (int64_t)(s->major_pages * ps), 0);
+	view_fmt_value(held, sizeof(held), (int64_t)(s->held * ps), 0);
 	int64_t r = u->gone_said ? -1 : follow_rss((int)faults_pid(u->f));
 	if (r >= 0)
 		view_fmt_value(rss, sizeof(rss), r, 0);
@@ -161,8 +162,9 @@ static void faults_strip_draw(app *a)
 		snprintf(rss, sizeof(rss), "-");
 	if (u->has_heap)
 		view_fmt_value(heap, sizeof(heap), u->heap.f.inuse_bytes, 0);
-	snprintf(line, sizeof(line), " touched: minor %s  major %s  repeats %" PRIu64 "  lost %" PRIu64 "  rss %s%s%s",
-		 mi, ma, s->repeats, s->lost, rss, u->has_heap ? "  heap " : "", heap);
+	snprintf(line, sizeof(line),
+		 " faults: minor %s  major %s  in use %s  repeats %" PRIu64 "  lost %" PRIu64 "  rss %s%s%s", mi, ma, held,
+		 s->repeats, s->lost, rss, u->has_heap ? "  heap " : "", heap);
 	put_text(a, 2, 0, a->wd, line, s->lost ? A_BOLD | A_REVERSE : A_BOLD, 1);
 }
 
@@ -289,7 +291,7 @@ int tui_faults(const tui_live_opts *o)
 	}
 	if (o->objects)
 		view_toggle_objects(&a.v);
-	snprintf(a.v.status, sizeof(a.v.status), "sampling the page faults of pid %d: pages first touched, by stack%s",
+	snprintf(a.v.status, sizeof(a.v.status), "sampling the page faults of pid %d: pages resident by stack (s: every fault)%s",
 		 o->pid, u.has_heap ? "; v shows its heap" : "");
 	follow_ui_start(&u.heap);
 	int rc = app_run(&a);

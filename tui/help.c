@@ -58,7 +58,7 @@ const help_line help_lines[] = {
 	{ "d", "growth from the mark to the cursor, NEW/GONE rows; d again closes" },
 	{ "L", "allocations made between mark and cursor still alive at the end" },
 	{ "T", "temporary allocations per stack, lifetime histogram of the row" },
-	{ "", "Pages (--faults --attach PID): each page at the stack that first touched it" },
+	{ "", "Pages (--faults --attach PID): in use = resident now, alloc = every fault" },
 	{ "v", "switch to the heap of the same process (under the hook) and back" },
 	{ "w W", "write the profile on screen: native (w) or skynet v1 (W)" },
 	{ "", "Marks in a diff (table, callers/callees, tree, source lines)" },

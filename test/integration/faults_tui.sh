@@ -28,13 +28,21 @@ PID=$(head -1 "$TMP/w.out")
 tmux_start 150 30 "$TMP"
 keys "'$MPROF' --faults --attach $PID --interval 200; echo EXIT=\$?" Enter
 check "pages: the view opens on the process" "pid $PID running PAGES"
-check "pages: the strip shows the touched bytes" " touched: minor "
+check "pages: the strip shows the faulted and resident bytes" " faults: minor "
 expect_match "pages: the key bar has v and w" "$(screen | sed -n 30p)" "vHeap/Pages wWrite"
 echo go > "$TMP/go"
 check "pages: touch_sixteen shows once the threads ran" "touch_sixteen"
 check "pages: the process's end is seen, its last state kept" "pid $PID EXITED PAGES"
+# It frees its arena before it exits: in use may have seen it go; allocated is every fault.
+keys s
+sleep 0.3
 row=$(screen | grep -E " touch_sixteen" | head -1)
-expect_match "pages: touch_sixteen's cum is 16 MiB" "$row" " 16\.0 MiB "
+expect_match "s: allocated, touch_sixteen's cum is 16 MiB" "$row" " 16\.0 MiB "
+screen > "$TMP/alloc.screen"
+keys s
+sleep 0.3
+screen > "$TMP/inuse.screen"
+expect_match "s again: in use, the title says which" "$(head -1 "$TMP/alloc.screen") / $(head -1 "$TMP/inuse.screen")" "alloc bytes.* / .*in use bytes"
 keys v
 check "v: the heap of the same process" "pid $PID EXITED HEAP"
 keys s
