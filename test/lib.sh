@@ -97,3 +97,20 @@ faults_go() {
 	wait $_m
 	FSTATUS=$?
 }
+
+# flat_rows FILE [ARGS]: "function:bytes:objects" of each row with flat bytes, sorted.
+flat_rows() {
+	_f=$1
+	shift
+	"$MPROF" --top=flat --format=tsv "$@" "$_f" 2> /dev/null | awk -F '\t' 'NR > 1 && $1 > 0 { print $5 ":" $1 ":" $2 }' |
+		sort | tr '\n' ' ' | sed 's/ $//'
+}
+
+# step_do OUT WHAT: a program reading a step a line on fd 3 does WHAT and
+# writes "done WHAT" to OUT (30 s at most).
+step_do() {
+	echo "$2" >&3
+	_n=0
+	while ! grep -qx "done $2" "$1" && [ $_n -lt 600 ]; do sleep 0.05; _n=$((_n + 1)); done
+	grep -qx "done $2" "$1" || not_ok "the target did not do step $2"
+}

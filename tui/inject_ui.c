@@ -103,11 +103,13 @@ int inject_ui_run(const char *pid_arg, int detach)
 		fprintf(stderr, "mprof-tui: %s\n", err.msg);
 		return 2;
 	}
-	printf(r == INJECT_PRESENT ? "process %ld already has a segment: " SEG_PATH_FMT "\n"
-	       : r == INJECT_REATTACHED ? "process %ld: recording again into " SEG_PATH_FMT
+	char seg[4200];
+	seg_path_of((int)pid, seg, sizeof(seg));   /* a container's: under /proc/PID/root, by its pid there */
+	printf(r == INJECT_PRESENT ? "process %ld already has a segment: %s\n"
+	       : r == INJECT_REATTACHED ? "process %ld: recording again into %s"
 					  "; the counts start afresh (blocks seen before the detach are forgotten)\n"
-					: "loaded libmprof.so into process %ld: " SEG_PATH_FMT "\n",
-	       pid, (int)pid);
+					: "loaded libmprof.so into process %ld: %s\n",
+	       pid, seg);
 	if (r != INJECT_PRESENT && alloc[0])
 		printf("its allocator: %s\n", alloc);
 	seg_map m;

@@ -8,6 +8,7 @@
 #if defined(__x86_64__)
 #include "attach/inject/inject_int.h"
 #include "attach/shared/allocfam.h"
+#include "attach/proc/procfs.h"
 #include "core/path.h"
 #include "core/vec.h"
 #include "symbols/elffile.h"
@@ -99,7 +100,8 @@ static int scan_module(session *s, const char *path, int is_exe, const af_user *
 	elffile_layout lay;
 	uint64_t bias;
 	int rc = 0;
-	if (elffile_syms(path, ELFFILE_DYNSYM | ELFFILE_SYMTAB | ELFFILE_CODE, &lay, asym_add, &l) < 0 ||
+	char file[4200];
+	if (elffile_syms(inj_file(s, path, file, sizeof(file)), ELFFILE_DYNSYM | ELFFILE_SYMTAB | ELFFILE_CODE, &lay, asym_add, &l) < 0 ||
 	    inj_module_bias(s, path, lay.vaddr0, &bias))
 		goto done;   /* unreadable: nothing the hook could read either */
 	if (l.n)
@@ -121,7 +123,7 @@ static int is_skipped(const char *path)
 {
 	const char *b = path_base(path);
 	return !strncmp(b, "libc.so", 7) || !strncmp(b, "libc-", 5) || !strncmp(b, "ld-linux", 8) ||
-	       !strncmp(b, "libmprof", 8) || !strncmp(b, "libjemalloc", 11) || !strncmp(b, "libtcmalloc", 11);
+	       proc_is_hook_path(path) || !strncmp(b, "libjemalloc", 11) || !strncmp(b, "libtcmalloc", 11);
 }
 
 int inj_alloc_ranges(session *s, const char *exe)

@@ -7,6 +7,8 @@
 #include "attach/inject/inject_int.h"
 #include "core/vec.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 /* The load bias of the module at path: address = file address + bias. */
@@ -18,6 +20,20 @@ int inj_module_bias(const session *s, const char *path, uint64_t vaddr0, uint64_
 			return 0;
 		}
 	return -1;
+}
+
+const char *inj_file(const session *s, const char *path, char *buf, size_t cap)
+{
+	if (strncmp(path, "/memfd:", 7)) {
+		snprintf(buf, cap, "/proc/%d/root%s", s->pid, path);
+		return buf;
+	}
+	for (size_t i = 0; i < s->nmaps; i++)
+		if (!s->maps[i].off && !strcmp(s->maps[i].path, path)) {
+			snprintf(buf, cap, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, s->pid, s->maps[i].lo, s->maps[i].hi);
+			return buf;
+		}
+	return path;
 }
 
 int inj_range_add(session *s, uint64_t lo, uint64_t hi, int kind)

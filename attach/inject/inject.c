@@ -89,6 +89,8 @@ int inject_hook_call(int pid, const char *name, int64_t *ret, prof_error *err)
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/user.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -346,14 +348,14 @@ static int session_open(session *s, int pid, char *libc, size_t libc_len, prof_e
 	return 0;
 }
 
-/* The address of name in the module whose path matches (a path, or a base
- * name part with match_base), 0 if none; *path_out gets the module's path. */
+/* The address of name in the module mapped as path, 0 if none. */
 static uint64_t remote_sym(session *s, const char *path, const char *name)
 {
 	fsym *v;
 	size_t n;
 	uint64_t vaddr0, bias;
-	if (inj_elf_syms(path, &v, &n, &vaddr0, NULL))
+	char file[4200];
+	if (inj_elf_syms(inj_file(s, path, file, sizeof(file)), &v, &n, &vaddr0, NULL))
 		return 0;
 	uint64_t a = inj_sym_addr(v, n, name);
 	free(v);
@@ -362,12 +364,13 @@ static uint64_t remote_sym(session *s, const char *path, const char *name)
 	return a + bias;
 }
 
-/* The address of name in the process's libmprof.so, 0 if none. */
+/* The address of name in the process's libmprof.so (by its path, or the
+ * memfd an injection into a container loaded it from), 0 if none. */
 static uint64_t hook_sym(session *s, const char *name)
 {
 	uint64_t fn = 0;
 	for (size_t i = 0; i < s->nmaps && !fn; i++)
-		if (strstr(path_base(s->maps[i].path), "libmprof"))
+		if (proc_is_hook_path(s->maps[i].path))
 			fn = remote_sym(s, s->maps[i].path, name);
 	return fn;
 }
@@ -406,10 +409,84 @@ static int still_mapped(session *s, uint64_t fn)
 	return same;
 }
 
+/* 1 when the process sees the file at abs as the host does (same file
+ * through its root): dlopen can take the path.  A container (another mount
+ * namespace, a chroot) usually has no such file. */
+static int lib_visible(int pid, const char *abs)
+{
+	char there[4200];
+	struct stat a, b;
+	snprintf(there, sizeof(there), "/proc/%d/root%s", pid, abs);
+	return !stat(abs, &a) && !stat(there, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* Copies the file lib into the process's memfd fd, from the host, through
+ * /proc/PID/fd/FD: nothing is written to the process's file system. */
+static int memfd_fill(int pid, int fd, const char *lib, prof_error *err)
+{
+	char dst[64];
+	snprintf(dst, sizeof(dst), "/proc/%d/fd/%d", pid, fd);
+	int in = open(lib, O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		prof_errorf(err, "%s: %s", lib, strerror(errno));
+		return -1;
+	}
+	int out = open(dst, O_WRONLY | O_CLOEXEC);
+	if (out < 0) {
+		prof_errorf(err, "%s (process %d's memfd): %s", dst, pid, strerror(errno));
+		close(in);
+		return -1;
+	}
+	char buf[65536];
+	ssize_t n = 0;
+	int rc = 0;
+	while (!rc && (n = read(in, buf, sizeof(buf))) > 0)
+		for (ssize_t off = 0; off < n && !rc;) {
+			ssize_t w = write(out, buf + off, (size_t)(n - off));
+			if (w <= 0)
+				rc = -1;
+			else
+				off += w;
+		}
+	if (rc || n < 0)
+		prof_errorf(err, "copying %s into %s: %s", lib, dst, strerror(errno));
+	close(in);
+	close(out);
+	return rc || n < 0 ? -1 : 0;
+}
+
+/* dlopen of lib (flag a1) on the stopped thread tid, through a memfd the
+ * process makes (memfd_create by syscall(2), any glibc), filled from the
+ * host, opened as /proc/self/fd/N and closed after. */
+static int memfd_dlopen(session *s, pid_t tid, uint64_t dl, const char *lib, uint64_t a1, uint64_t *ret,
+			prof_error *err)
+{
+	uint64_t sys = remote_sym(s, s->libc, "syscall"), clo = remote_sym(s, s->libc, "close"), r = 0;
+	if (!sys || !clo) {
+		prof_errorf(err, "process %d: no syscall or close in its libc (%s)", s->pid, s->libc);
+		return -1;
+	}
+	if (remote_call(s, tid, sys, NULL, "libmprof.so", SYS_memfd_create, 0, MFD_CLOEXEC, &r, err))
+		return -1;
+	int fd = (int)r;
+	if (fd < 0) {
+		prof_errorf(err, "process %d: memfd_create failed in it", s->pid);
+		return -1;
+	}
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int rc = memfd_fill(s->pid, fd, lib, err);
+	if (!rc)
+		rc = remote_call(s, tid, dl, path, NULL, 0, a1, 0, ret, err);
+	remote_call(s, tid, clo, NULL, NULL, (uint64_t)fd, 0, 0, &r, err);   /* the mapping keeps the file */
+	return rc;
+}
+
 /* env (NAME=VALUE, or NULL): set in the target around the call (setenv
- * before, unsetenv after, in the same stop), so the hook's start reads it. */
-static int call_in(session *s, uint64_t fn, const char *str, uint64_t a1, const char *env, uint64_t *ret,
-		   prof_error *err)
+ * before, unsetenv after, in the same stop), so the hook's start reads it.
+ * memfd: fn is dlopen and str the library, loaded through memfd_dlopen. */
+static int call_in(session *s, uint64_t fn, const char *str, uint64_t a1, const char *env, int memfd,
+		   uint64_t *ret, prof_error *err)
 {
 	if (inj_stop_safe(s, err))
 		return -1;
@@ -430,7 +507,8 @@ static int call_in(session *s, uint64_t fn, const char *str, uint64_t a1, const 
 	}
 	int rc = set && unset ? remote_call(s, tid, set, name, strchr(env, '=') + 1, 0, 0, 1, &r, err) : 0;
 	if (!rc)
-		rc = remote_call(s, tid, fn, str, NULL, 0, a1, 0, ret, err);
+		rc = memfd ? memfd_dlopen(s, tid, fn, str, a1, ret, err)
+			   : remote_call(s, tid, fn, str, NULL, 0, a1, 0, ret, err);
 	if (set && unset)
 		remote_call(s, tid, unset, name, NULL, 0, 0, 0, &r, err);
 	others_stop(s, tid);
@@ -465,7 +543,7 @@ int inject_load(int pid, const char *lib, char *alloc, size_t alloc_cap, prof_er
 		uint64_t fn = hook_sym(&s, "mprof_attach");
 		if (!fn) {
 			prof_errorf(err, "process %d: no mprof_attach in its libmprof.so", pid);
-		} else if (!call_in(&s, fn, NULL, 0, NULL, &ret, err)) {
+		} else if (!call_in(&s, fn, NULL, 0, NULL, 0, &ret, err)) {
 			if ((int)ret < 0)
 				prof_errorf(err, "process %d: mprof_attach failed", pid);
 			else
@@ -488,7 +566,8 @@ int inject_load(int pid, const char *lib, char *alloc, size_t alloc_cap, prof_er
 	const char *funcs = getenv("MPROF_FUNCS");
 	if (funcs && *funcs)   /* the functions the hook is to patch, from our environment */
 		snprintf(env, sizeof(env), "MPROF_FUNCS=%s", funcs);
-	if (!call_in(&s, dl, abs, RTLD_NOW, env[0] ? env : NULL, &ret, err)) {
+	int memfd = !lib_visible(pid, abs);
+	if (!call_in(&s, dl, abs, RTLD_NOW, env[0] ? env : NULL, memfd, &ret, err)) {
 		if (ret) {
 			rc = INJECT_LOADED;
 		} else {
@@ -497,7 +576,8 @@ int inject_load(int pid, const char *lib, char *alloc, size_t alloc_cap, prof_er
 			pid_t tid = s.n ? s.tids[0] : 0;
 			if (dlerr && tid && !remote_call(&s, tid, dlerr, NULL, NULL, 0, 0, 0, &m, err))
 				peek_str(tid, m, msg, sizeof(msg));
-			prof_errorf(err, "process %d: dlopen(%s) failed in it: %s", pid, abs, msg[0] ? msg : "no reason given");
+			prof_errorf(err, "process %d: dlopen(%s%s) failed in it: %s", pid, abs, memfd ? ", from a memfd" : "",
+				    msg[0] ? msg : "no reason given");
 		}
 	}
 	session_free(&s);
@@ -551,7 +631,7 @@ int inject_hook_call(int pid, const char *name, int64_t *ret, prof_error *err)
 	int rc = -1;
 	if (!fn)
 		prof_errorf(err, "process %d: no %s in its libmprof.so", pid, name);
-	else if (!call_in(&s, fn, NULL, 0, NULL, &r, err))
+	else if (!call_in(&s, fn, NULL, 0, NULL, 0, &r, err))
 		rc = 0;
 	*ret = (int64_t)(int32_t)r;   /* the functions called return int */
 	session_free(&s);

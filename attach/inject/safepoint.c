@@ -168,7 +168,9 @@ static int bad_syms(session *s, const char *path)
 	fsym *v;
 	size_t n;
 	uint64_t vaddr0, bias;
-	if (inj_elf_syms(path, &v, &n, &vaddr0, NULL) || inj_module_bias(s, path, vaddr0, &bias)) {
+	char file[4200];
+	if (inj_elf_syms(inj_file(s, path, file, sizeof(file)), &v, &n, &vaddr0, NULL) ||
+	    inj_module_bias(s, path, vaddr0, &bias)) {
 		free(v);
 		return -1;
 	}
@@ -194,7 +196,7 @@ int inj_ranges_build(session *s, char *libc, size_t libc_len)
 		if (is_loader(m->path))
 			inj_range_add(s, m->lo, m->hi, R_LOCK);
 		else if (!strncmp(b, "libjemalloc", 11) || !strncmp(b, "libtcmalloc", 11) ||
-			 !strncmp(b, "libmimalloc", 11) || !strncmp(b, "libmprof", 8))
+			 !strncmp(b, "libmimalloc", 11) || proc_is_hook_path(m->path))
 			inj_range_add(s, m->lo, m->hi, R_ALLOC);
 		else if (s->alloc[0] && !strcmp(m->path, s->alloc) && !is_libc(m->path)) {
 			/* another allocator library: all of it; the executable: its malloc family */

@@ -82,6 +82,12 @@ int proc_runs_since(int pid, int64_t start_ns)
 	return ps < 0 || ps <= start_ns + 1000000000LL;   /* btime is whole seconds */
 }
 
+int proc_is_hook_path(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return (slash && !strncmp(slash + 1, "libmprof", 8)) || !strncmp(path, "/memfd:libmprof", 15);
+}
+
 int proc_has_hook(int pid)
 {
 	proc_maps r;
@@ -89,10 +95,8 @@ int proc_has_hook(int pid)
 	if (proc_maps_open(&r, pid))
 		return -1;
 	int has = 0;
-	while (!has && proc_maps_next(&r, &m)) {
-		const char *slash = strrchr(m.path, '/');
-		has = slash && !strncmp(slash + 1, "libmprof", 8);
-	}
+	while (!has && proc_maps_next(&r, &m))
+		has = proc_is_hook_path(m.path);
 	proc_maps_close(&r);
 	return has;
 }

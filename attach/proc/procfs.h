@@ -23,6 +23,9 @@ int proc_runs_since(int pid, int64_t start_ns);
  * new program after the hook was injected keeps its pid and its segment,
  * but no hook), -1 when its maps cannot be read. */
 int proc_has_hook(int pid);
+/* 1 when a mapping's path is libmprof.so: by its name, or the memfd an
+ * injection into another mount namespace loads it from. */
+int proc_is_hook_path(const char *path);
 /* The process id s spells (decimal, 1 to INT32_MAX), or -1. */
 int proc_pid_arg(const char *s);
 /* What /proc/PID/status says of who pid is and who traces it. */

@@ -14,20 +14,8 @@ if [ "$(uname -m)" != x86_64 ]; then
 	exit 0
 fi
 
-# rows FILE [ARGS]: "function:bytes:objects" of each row with flat bytes, sorted.
-rows() {
-	f=$1
-	shift
-	"$MPROF" --top=flat --format=tsv "$@" "$f" 2> /dev/null | awk -F '\t' 'NR > 1 && $1 > 0 { print $5 ":" $1 ":" $2 }' |
-		sort | tr '\n' ' ' | sed 's/ $//'
-}
 # step WHAT: the target does WHAT and says it did.
-step() {
-	echo "$1" >&3
-	n=0
-	while ! grep -qx "done $1" "$TMP/$LIB.out" && [ $n -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
-	grep -qx "done $1" "$TMP/$LIB.out" || not_ok "$LIB: the target did not do step $1"
-}
+step() { step_do "$TMP/$LIB.out" "$1"; }
 # begin BIN: starts BIN as $LIB (MPROF_OUT=$TMP/$LIB.pro, no hook), its
 # steps written to fd 3; sets PID.
 begin() {
@@ -56,7 +44,7 @@ for LIB in c jemalloc tcmalloc_minimal; do
 	"$MPROF" --inject "$PID" > /dev/null
 	step a1; step gone; step big
 	"$MPROF" --snapshot "$PID" -o "$TMP/$LIB.1.pro"
-	expect_eq "$LIB: first injection: the blocks made, exact" "$(rows "$TMP/$LIB.1.pro")" \
+	expect_eq "$LIB: first injection: the blocks made, exact" "$(flat_rows "$TMP/$LIB.1.pro")" \
 		"keep_a1:3000:3 make_big:8388608:1"
 
 	# Detached: the 8 MiB block is freed, two blocks are made.
@@ -69,13 +57,13 @@ for LIB in c jemalloc tcmalloc_minimal; do
 		"0:process $PID: recording again into /dev/shm/mprof-$PID; the counts start afresh (blocks seen before the detach are forgotten)"
 	"$MPROF" --snapshot "$PID" -o "$TMP/$LIB.2.pro"
 	expect_eq "$LIB: after re-injection: the block freed while detached is not listed, nor any other from before" \
-		"$(rows "$TMP/$LIB.2.pro") / $(rows "$TMP/$LIB.2.pro" --alloc)" " / "
+		"$(flat_rows "$TMP/$LIB.2.pro") / $(flat_rows "$TMP/$LIB.2.pro" --alloc)" " / "
 	step a2; step fa1; step fd
 	"$MPROF" --snapshot "$PID" -o "$TMP/$LIB.3.pro"
 	expect_eq "$LIB: after re-injection: in use exactly the blocks made since; frees of older blocks subtract nothing" \
-		"$(rows "$TMP/$LIB.3.pro")" "keep_a2:2800:4"
+		"$(flat_rows "$TMP/$LIB.3.pro")" "keep_a2:2800:4"
 	expect_eq "$LIB: after re-injection: allocated, exactly the blocks made since" \
-		"$(rows "$TMP/$LIB.3.pro" --alloc)" "keep_a2:2800:4"
+		"$(flat_rows "$TMP/$LIB.3.pro" --alloc)" "keep_a2:2800:4"
 	expect_eq "$LIB: after re-injection: the frees of a block of the first attachment and of one made while detached are unknown frees" \
 		"$(unknown_frees "$PID")" 2
 	expect_match "$LIB: --info says what the counts cover" "$("$MPROF" --info --attach "$PID")" \
@@ -85,7 +73,7 @@ for LIB in c jemalloc tcmalloc_minimal; do
 	kill -USR2 "$PID"
 	n=0; while [ ! -s "$TMP/$LIB.pro.1" ] && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
 	sleep 0.1
-	expect_eq "$LIB: a dump after re-injection: the same blocks" "$(rows "$TMP/$LIB.pro.1") / $(rows "$TMP/$LIB.pro.1" --alloc)" \
+	expect_eq "$LIB: a dump after re-injection: the same blocks" "$(flat_rows "$TMP/$LIB.pro.1") / $(flat_rows "$TMP/$LIB.pro.1" --alloc)" \
 		"keep_a2:2800:4 / keep_a2:2800:4"
 
 	# Detach again, twice; the counts stay as they were.
@@ -95,7 +83,7 @@ for LIB in c jemalloc tcmalloc_minimal; do
 	expect_eq "$LIB: detach twice: said so" "$STATUS:$ERR" "2:mprof-tui: process $PID is already detached (mprof-tui --inject $PID records again)"
 	step a1
 	"$MPROF" --snapshot "$PID" -o "$TMP/$LIB.4.pro"
-	expect_eq "$LIB: detached again: the counts are those of the detach" "$(rows "$TMP/$LIB.4.pro") / $(rows "$TMP/$LIB.4.pro" --alloc)" \
+	expect_eq "$LIB: detached again: the counts are those of the detach" "$(flat_rows "$TMP/$LIB.4.pro") / $(flat_rows "$TMP/$LIB.4.pro" --alloc)" \
 		"keep_a2:2800:4 / keep_a2:2800:4"
 
 	echo quit >&3
@@ -124,7 +112,7 @@ else
 		"0:mprof-tui: the hook in process $PID was detached: the recording ends there"
 fi
 wait $RP 2> /dev/null
-expect_eq "record: its end is the heap at the detach" "$(rows "$TMP/rec" --at end)" "keep_a1:3000:3 make_big:8388608:1"
+expect_eq "record: its end is the heap at the detach" "$(flat_rows "$TMP/rec" --at end)" "keep_a1:3000:3 make_big:8388608:1"
 step freebig
 run_status "$MPROF" --record "$TMP/rec2" --attach "$PID"
 expect_eq "record: a detached hook is refused" "$STATUS:$ERR" \
