@@ -93,6 +93,9 @@ int allocs_info_print(const char *pid_arg)
 	printf("process %d: %s\n", pid, cmd);
 	printf("hook: %s\n", !(hc.flags & SEG_FLAG_LATE) ? "preloaded (LD_PRELOAD)"
 			     : (hc.flags & SEG_FLAG_DETACHED) ? "injected, detached" : "injected");
+	printf("unwinder: %s\n", hc.unwind == SEG_UNWIND_LIBUNWIND ? "libunwind"
+				  : hc.unwind == SEG_UNWIND_FP ? "frame pointers (MPROF_UNWIND=fp)"
+				  : "frame pointers (libunwind.so.8 could not be loaded in the process)");
 	char smp[200];
 	sample_ctl_text(m.h, smp, sizeof(smp));
 	printf("recording: %s\n", smp);

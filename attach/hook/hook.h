@@ -69,6 +69,7 @@ typedef struct hook_thread {
 	uint32_t cache_hash[64]; /* hash -> stack id cache (low bits index) */
 	uint32_t cache_id[64];
 	void *defer[HOOK_DEFER];
+	uint64_t stack_lo, stack_hi;   /* the mapping of its stack, for the frame-pointer walk */
 } hook_thread;
 
 /* unwind.c: fills pcs (leaf first) with return addresses of the caller of
@@ -77,6 +78,13 @@ typedef struct hook_thread {
  * max (<= SEG_MAX_PCS); *exact is set when slots[i] holds the address pcs[i] was read from
  * (frame-pointer walk). */
 void unwind_init(int fp);
+/* dlopens libunwind.so.8 (at start, before unwind_init): 0, or -1 when it
+ * is not there (frame pointers then). */
+int unwind_load(void);
+/* zstd_dl.c: dlopens libzstd.so.1 (at start) for the recorder: 0, or -1
+ * when it is not there; zstd_loaded says which. */
+int zstd_load(void);
+int zstd_loaded(void);
 int unwind_capture(uint64_t *pcs, uint64_t *slots, int *exact, int max, uint64_t fa);
 
 /* stackcache.c: per-thread cache (caller's return address, stack pointer)

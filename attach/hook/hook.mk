@@ -5,9 +5,9 @@
 HOOK_SRC += $(wildcard attach/hook/*.c) \
 	core/pro_native_write.c core/pro_v1_write.c core/wbuf.c core/loadutil.c core/atomicfile.c \
 	core/prof_peak.c core/bytes.c
-HOOK_LIBS += -lunwind -lm
-# The recorder's compression; zstd gets the writer's mmap'd memory, never malloc.
-HOOK_LIBS += $(shell pkg-config --libs libzstd 2>/dev/null || echo -lzstd)
+# libunwind and libzstd are dlopened at start (unwind.c, zstd_dl.c), never
+# needed: a container without them still takes the hook.
+HOOK_LIBS += -lm
 # The writers' and elfsym.c's v1 names (allocation-free, like them).
 HOOK_SRC += core/v1name.c
 

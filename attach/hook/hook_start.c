@@ -152,9 +152,13 @@ void hook_init(void)
 		return;
 	}
 	hook_page_size = (size_t)sysconf(_SC_PAGESIZE);
-	hook_max_depth = (int)hook_env_num("MPROF_DEPTH", HOOK_MAX_DEPTH, 1, HOOK_MAX_DEPTH);
+	/* The hook's optional libraries, dlopened here (busy: what the loader
+	 * allocates passes through), never needed: a container may lack them. */
 	const char *uw = getenv("MPROF_UNWIND");
 	int fp = uw && !strcmp(uw, "fp");
+	int nolib = !fp && unwind_load();
+	zstd_load();
+	hook_max_depth = (int)hook_env_num("MPROF_DEPTH", HOOK_MAX_DEPTH, 1, HOOK_MAX_DEPTH);
 	if (uw && *uw && !fp && strcmp(uw, "libunwind"))
 		hook_say("MPROF_UNWIND: use libunwind or fp; using libunwind", "", "");
 	hook_use_cache = (int)hook_env_num("MPROF_CACHE", 1, 0, 1);
@@ -179,12 +183,12 @@ void hook_init(void)
 		hook_th.busy--;
 		return;
 	}
-	h->unwind = fp ? SEG_UNWIND_FP : SEG_UNWIND_LIBUNWIND;
+	h->unwind = fp ? SEG_UNWIND_FP : nolib ? SEG_UNWIND_FP_NOLIB : SEG_UNWIND_LIBUNWIND;
 	sample_init(h, rate);
 	uint64_t lo, hi;
 	if (!modules_self_range((void *)hook_init, &lo, &hi))
 		unwind_set_self(lo, hi);
-	unwind_init(fp);
+	unwind_init(fp || nolib);
 	scache_init(hook_max_depth);
 	hook_lane0 = seg_region(h, SEG_R_COUNTERS);
 	hook_win_cnt = (mp_counts *)((char *)h + h->win_off);

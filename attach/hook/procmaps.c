@@ -1,7 +1,8 @@
 /* procmaps.c - the process's own mappings (/proc/self/maps) without
- * malloc: read with read(2) a chunk at a time into a static buffer, for the
- * entry patcher (a page's protection, to put it back as it was; a free
- * range near a module for its trampolines). */
+ * malloc: read with read(2) a chunk at a time into a buffer on the stack,
+ * for the entry patcher (a page's protection, to put it back as it was; a
+ * free range near a module for its trampolines) and the frame-pointer walk
+ * (its thread's stack mapping). */
 #include "attach/hook/hook.h"
 
 #include <fcntl.h>
@@ -45,7 +46,7 @@ int procmaps_each(int (*fn)(void *arg, const procmap *m), void *arg)
 	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	static char buf[8192];
+	char buf[1024];   /* on the stack: threads' frame-pointer walks read their stack's mapping at once */
 	char line[512];
 	size_t ll = 0;
 	int r = 0, cut = 0;

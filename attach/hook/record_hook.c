@@ -59,6 +59,10 @@ static void *writer_main(void *arg)
 int record_start(seg_header *h, const char *dir)
 {
 	hook_populate(seg_region(h, SEG_R_RING), h->size[SEG_R_RING]);   /* else the producers fault on each page in their first lap */
+	if (!zstd_loaded()) {   /* recordings are zstd streams; no other form is read */
+		hook_say("not recording: libzstd.so.1 cannot be loaded (MPROF_RECORD=", dir, ")");
+		return -1;
+	}
 	if (recw_open(&W, h, h, h, dir, 0, 0, 0, hook_settings_warn)) {
 		char msg[320];
 		int k = snprintf(msg, sizeof(msg), "mprof: not recording: %s\n", W.err);

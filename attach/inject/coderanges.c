@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The load bias of the module at path: address = file address + bias. */
 int inj_module_bias(const session *s, const char *path, uint64_t vaddr0, uint64_t *bias)
@@ -24,16 +25,15 @@ int inj_module_bias(const session *s, const char *path, uint64_t vaddr0, uint64_
 
 const char *inj_file(const session *s, const char *path, char *buf, size_t cap)
 {
-	if (strncmp(path, "/memfd:", 7)) {
-		snprintf(buf, cap, "/proc/%d/root%s", s->pid, path);
-		return buf;
-	}
 	for (size_t i = 0; i < s->nmaps; i++)
-		if (!s->maps[i].off && !strcmp(s->maps[i].path, path)) {
+		if (!strcmp(s->maps[i].path, path)) {   /* the very file mapped (root's right) */
 			snprintf(buf, cap, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, s->pid, s->maps[i].lo, s->maps[i].hi);
-			return buf;
+			if (!access(buf, R_OK))
+				return buf;
+			break;
 		}
-	return path;
+	snprintf(buf, cap, "/proc/%d/root%s", s->pid, path);
+	return access(buf, R_OK) ? path : buf;   /* a chroot's maps name the file as the host sees it */
 }
 
 int inj_range_add(session *s, uint64_t lo, uint64_t hi, int kind)

@@ -69,9 +69,10 @@ typedef struct session {
 /* coderanges.c */
 /* The load bias of the module at path: address = file address + bias. */
 int inj_module_bias(const session *s, const char *path, uint64_t vaddr0, uint64_t *bias);
-/* Where the file of a module mapped as path is read from here: through
- * /proc/PID/root (a container's own libc, not the host's), a memfd's
- * through /proc/PID/map_files.  Returns buf, or path. */
+/* Where the file of a module mapped as path is read from here: the mapped
+ * file itself through /proc/PID/map_files (a memfd's too; root), else
+ * through /proc/PID/root (a container's own libc, not the host's file at
+ * that path), else path.  Returns buf, or path. */
 const char *inj_file(const session *s, const char *path, char *buf, size_t cap);
 /* Adds a code range of a kind (R_*) to the session's rule; -1 out of memory. */
 int inj_range_add(session *s, uint64_t lo, uint64_t hi, int kind);

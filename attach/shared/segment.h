@@ -168,6 +168,7 @@ static inline int seg_peak_whole(const seg_peak *pk, uint64_t seq)
 enum seg_unwind {
 	SEG_UNWIND_LIBUNWIND = 0,
 	SEG_UNWIND_FP = 1,
+	SEG_UNWIND_FP_NOLIB = 2,   /* frame pointers: libunwind.so.8 could not be loaded */
 };
 
 /* Regions, in file order. */
