@@ -31,7 +31,7 @@ int inject_seg_flags(int pid)
 {
 	char path[64];
 	seg_path_of(pid, path, sizeof(path));
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	int fd = seg_file_open(path, O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
 	seg_header h;

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -130,6 +132,57 @@ int seg_path_of(int pid, char *path, size_t len)
 	return pid;
 }
 
+/* rest (relative) opened below dir one component at a time, none of them
+ * a symbolic link: openat2's rule where the kernel has no openat2. */
+static int open_beneath(int dir, const char *rest, int flags)
+{
+	char comp[256];
+	int cur = dir;
+	for (;;) {
+		size_t n = strcspn(rest, "/");
+		if (!n || n >= sizeof(comp) || (n == 2 && !strncmp(rest, "..", 2))) {
+			if (cur != dir)
+				close(cur);
+			errno = EINVAL;
+			return -1;
+		}
+		memcpy(comp, rest, n);
+		comp[n] = 0;
+		int last = !rest[n];
+		int fd = openat(cur, comp, last ? flags | O_NOFOLLOW | O_CLOEXEC : O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int e = errno;
+		if (cur != dir)
+			close(cur);
+		if (fd < 0 || last) {
+			errno = fd < 0 && e == ENOTDIR ? ELOOP : e;   /* a symlink where a directory was */
+			return fd;
+		}
+		cur = fd;
+		rest += n + 1;
+	}
+}
+
+int seg_file_open(const char *path, int flags)
+{
+	int pid, k = 0;
+	if (sscanf(path, "/proc/%d/root/%n", &pid, &k) != 1 || !k)
+		return open(path, flags | O_NOFOLLOW | O_CLOEXEC);
+	char root[64];
+	snprintf(root, sizeof(root), "/proc/%d/root", pid);
+	int dir = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return -1;
+	struct open_how how = { .flags = (uint64_t)(flags | O_NOFOLLOW | O_CLOEXEC),
+				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+	int fd = (int)syscall(SYS_openat2, dir, path + k, &how, sizeof(how));
+	if (fd < 0 && errno == ENOSYS)
+		fd = open_beneath(dir, path + k, flags);
+	int e = errno;
+	close(dir);
+	errno = e;
+	return fd;
+}
+
 int seg_owner_ok(const char *path, unsigned owner)
 {
 	if (owner == geteuid())
@@ -165,9 +218,11 @@ static int seg_map_once(seg_map *m, const char *path, seg_header *hc, int writab
 {
 	memset(m, 0, sizeof(*m));
 	snprintf(m->name, sizeof(m->name), "%s", path);
-	int fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC);
+	int fd = seg_file_open(path, writable ? O_RDWR : O_RDONLY);
 	if (fd < 0) {
-		prof_errorf(err, "%s: %s", path, errno == ENOENT ? "no such segment (is the process running under libmprof.so?)" : strerror(errno));
+		prof_errorf(err, "%s: %s", path, errno == ENOENT ? "no such segment (is the process running under libmprof.so?)"
+						 : errno == ELOOP ? "a symbolic link on its path: refused (it could lead out of the container)"
+						 : strerror(errno));
 		return -1;
 	}
 	/* Another user could have put it there, or could change it: refused. */

@@ -36,6 +36,12 @@ void seg_missing(int pid, const char *lib, prof_error *err);
  * (what root injects, root reads); another user's file under someone
  * else's process was planted. */
 int seg_owner_ok(const char *path, unsigned owner);
+/* Opens a segment's path (open(2) flags, O_NOFOLLOW added): a container's,
+ * /proc/PID/root/..., is resolved inside that root (openat2 RESOLVE_IN_ROOT
+ * | RESOLVE_NO_MAGICLINKS; without openat2 no component may be a symbolic
+ * link), so a link planted in the container cannot lead to a host file.
+ * ELOOP: a symbolic link was met. */
+int seg_file_open(const char *path, int flags);
 /* The same as seg_open for any path. Only a regular file (not a symlink) of
  * yours with mode 0600 is trusted: others could change what it says. When hc
  * is not NULL it receives the validated copy of the header, whose bounds are

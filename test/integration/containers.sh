@@ -3,7 +3,8 @@
 # and podman give; made here with unshare and a tmpfs on /dev/shm) under the
 # hook, read from the host by its host pid: its segment is found through
 # /proc/PID/root at the name its hook gave it (its pid in there, 1), for
-# --snapshot, the process list, --info --attach and --record --attach. peak_known holds f
+# --snapshot, the process list, --info --attach and --record --attach; a
+# symbolic link planted in a container is not followed to a host file. peak_known holds f
 # 3 MiB and h 1 MiB exactly while it waits.
 . "$(dirname "$0")/../lib.sh"
 if [ "$(id -u)" != 0 ] || ! unshare --mount --pid --fork true 2> /dev/null; then
@@ -45,6 +46,29 @@ expect_match "the process list shows it by host pid, with its pid in there" \
 
 "$MPROF" --info --attach "$hp" > "$TMP/info" 2>&1
 expect_match "--info --attach HOSTPID: how the hook is in it" "$(cat "$TMP/info")" "hook: preloaded"
+
+# A container cannot make the host read a host file as its segment: a copy
+# of this segment is put in a host directory, and another container's
+# /dev/shm is a symbolic link to it (resolved on the host, it would lead
+# there), or its mprof-1 is a link to the copy itself.
+mkdir "$TMP/plant"
+cp "/proc/$hp/root/dev/shm/mprof-1" "$TMP/plant/mprof-1"
+planted() {
+	unshare --mount --pid --fork sh -c "mount -t tmpfs tmpfs /tmp && $1 && exec sleep 60" &
+	SPID=$!
+	sp=""
+	n=0
+	while [ -z "$sp" ] && [ $n -lt 200 ]; do sp=$(pgrep -P "$SPID" -x sleep); sleep 0.05; n=$((n + 1)); done
+	run_status "$MPROF" --snapshot "$sp" -o "$TMP/planted.pro"
+	kill "$sp"
+	wait "$SPID"
+}
+planted "mount -t tmpfs tmpfs /dev && ln -s '$TMP/plant' /dev/shm"
+expect_eq "a container's /dev/shm linked to a host directory: not followed out of its root, one line" "$STATUS:$ERR" \
+	"2:mprof-tui: /proc/$sp/root/dev/shm/mprof-1: no such segment (is the process running under libmprof.so?)"
+planted "mount -t tmpfs tmpfs /dev/shm && ln -s '$TMP/plant/mprof-1' /dev/shm/mprof-1"
+expect_eq "a container's segment linked to a host file: refused, one line" "$STATUS:$ERR" \
+	"2:mprof-tui: /proc/$sp/root/dev/shm/mprof-1: a symbolic link on its path: refused (it could lead out of the container)"
 
 "$MPROF" --record "$TMP/rec" --attach "$hp" > "$TMP/rec.log" 2>&1 &
 RPID=$!
