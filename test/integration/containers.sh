@@ -3,7 +3,8 @@
 # and podman give; made here with unshare and a tmpfs on /dev/shm) under the
 # hook, read from the host by its host pid: its segment is found through
 # /proc/PID/root at the name its hook gave it (its pid in there, 1), for
-# --snapshot, the process list, --info --attach and --record --attach; a
+# --snapshot, the process list, --info --attach, --record --attach, --window,
+# --faults and --serve; a
 # symbolic link planted in a container is not followed to a host file. peak_known holds f
 # 3 MiB and h 1 MiB exactly while it waits.
 . "$(dirname "$0")/../lib.sh"
@@ -80,3 +81,45 @@ expect_match "--record --attach HOSTPID: recorded until it exited" "$(cat "$TMP/
 expect_match "the recording opens" "$("$MPROF" --info "$TMP/rec" 2>&1)" "ends at"
 wait "$UPID"
 expect_eq "the program's output is unchanged" "$(cat "$TMP/pk.out")" ready
+
+# --window, --faults and --serve on a container's process by its host pid:
+# live_leaker leaks 1000 B a call in leak_here, every 10 ms.
+hook_prog lk "$TOP/test/progs/live_leaker.c"
+unshare --mount --pid --fork sh -c "mount -t tmpfs tmpfs /dev/shm && exec env LD_PRELOAD='$HOOK' '$TMP/lk' '$TMP/lstop' 300" \
+	> "$TMP/lk.out" 2>&1 &
+LUPID=$!
+trap 'touch "$TMP/stop" "$TMP/lstop"; kill $SRV 2> /dev/null; wait; rm -rf "$TMP"' EXIT
+lp=""
+n=0
+while [ $n -lt 200 ]; do
+	lp=$(pgrep -P "$LUPID" -x lk)
+	[ -n "$lp" ] && [ -e "/proc/$lp/root/dev/shm/mprof-1" ] && break
+	sleep 0.05
+	n=$((n + 1))
+done
+# leak_row FILE: "bytes objects" of leak_here's flat row, when bytes = 1000 x objects > 0.
+leak_row() {
+	"$MPROF" --top=flat --format=tsv "$@" 2> /dev/null |
+		awk -F '\t' '$5 == "leak_here" && $1 > 0 && $1 == 1000 * $2 { print "1000 B x", $2 }'
+}
+run_status "$MPROF" --window 1 "$lp" -o "$TMP/win.pro"
+expect_eq "--window 1 HOSTPID: exit 0" "$STATUS" 0
+expect_match "--window: leak_here's blocks of 1000 B made in the window" "$(leak_row "$TMP/win.pro")" "^1000 B x [0-9]+$"
+run_status "$MPROF" --faults "$lp" --duration 1 -o "$TMP/faults.pro"
+expect_eq "--faults HOSTPID --duration 1: exit 0" "$STATUS" 0
+expect_match "--faults: the pages leak_here touched, its stack resolved through the container's root to main" \
+	"$("$MPROF" --top=cum --alloc --format=tsv "$TMP/faults.pro" 2> /dev/null | awk -F '\t' '$5 == "leak_here" || $5 == "main" { print $5, ($3 > 0) }' | sort | tr '\n' ' ')" \
+	"^leak_here 1 main 1 $"
+if "$MPROF" --top=flat http://127.0.0.1:1/ 2>&1 | grep -q 'built without'; then
+	echo "ok - # SKIP --serve: mprof-tui was built without libcurl or libmicrohttpd"
+else
+	"$MPROF" --serve 0 > "$TMP/serve.out" 2>&1 &
+	SRV=$!
+	n=0
+	while ! grep -q serving "$TMP/serve.out" && [ $n -lt 200 ]; do sleep 0.05; n=$((n + 1)); done
+	U=$(sed -n 's|^mprof-tui: serving \(http://[^ ]*/debug/pprof/\) .*|\1|p' "$TMP/serve.out")
+	expect_match "--serve: heap?pid=HOSTPID serves the container's leak" "$(leak_row "${U}heap?pid=$lp")" "^1000 B x [0-9]+$"
+	kill "$SRV"
+fi
+touch "$TMP/lstop"
+wait "$LUPID"
