@@ -41,8 +41,9 @@ boxed_run() {
 trap 'exec 3>&-; wait; rm -rf "$TMP"' EXIT
 # The program is copied into the container's own /dev/shm before /tmp and
 # the checkout are hidden: nothing of the host's is reachable by its path.
+# The checkout first: under /tmp (a fresh clone's), it is gone once /tmp is.
 boxed_run rt "mount -t tmpfs tmpfs /dev/shm && cp '$TMP/rt' /dev/shm/rt &&
-	mount -t tmpfs tmpfs /tmp && mount -t tmpfs tmpfs '$TOP' && exec /dev/shm/rt"
+	mount -t tmpfs tmpfs '$TOP' && mount -t tmpfs tmpfs /tmp && exec /dev/shm/rt"
 expect_match "the program runs in its namespace" "$hp" "^[0-9]+$"
 expect_eq "its pid in there is 1" "$(head -1 "$TMP/rt.out")" 1
 expect_eq "the hook's host path does not exist in there" "$(ls "/proc/$hp/root$HOOK" 2> /dev/null)" ""
