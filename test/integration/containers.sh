@@ -19,18 +19,25 @@ cum() {
 		awk -F '\t' -v n="$1" '$5 == n { print $3 }'
 }
 
-unshare --mount --pid --fork sh -c "mount -t tmpfs tmpfs /dev/shm && exec env LD_PRELOAD='$HOOK' '$TMP/pk' '$TMP/stop'" \
-	> "$TMP/pk.out" 2> "$TMP/pk.err" &
-UPID=$!
+# boxed NAME ARGS: $TMP/NAME under the hook in a mount and pid namespace
+# with its own /dev/shm (ARGS quoted for sh -c); sets UPID (unshare) and BP
+# (its host pid) once it has printed its first line (pk: ready, lk: its pid).
+boxed() {
+	unshare --mount --pid --fork sh -c "mount -t tmpfs tmpfs /dev/shm && exec env LD_PRELOAD='$HOOK' '$TMP/$1' $2" \
+		> "$TMP/$1.out" 2> "$TMP/$1.err" &
+	UPID=$!
+	BP=""
+	n=0
+	while [ $n -lt 200 ]; do
+		BP=$(pgrep -P "$UPID" -x "$1")
+		[ -n "$BP" ] && [ -s "$TMP/$1.out" ] && break
+		sleep 0.05
+		n=$((n + 1))
+	done
+}
+boxed pk "'$TMP/stop'"
+hp=$BP
 trap 'touch "$TMP/stop"; wait; rm -rf "$TMP"' EXIT
-hp=""
-n=0
-while [ $n -lt 200 ]; do
-	hp=$(pgrep -P "$UPID" -x pk)
-	[ -n "$hp" ] && [ "$(cat "$TMP/pk.out" 2> /dev/null)" = ready ] && break
-	sleep 0.05
-	n=$((n + 1))
-done
 expect_match "the program runs in its namespace" "$hp" "^[0-9]+$"
 expect_eq "its pid in there is 1" "$(sed -n 's/^NSpid:.*[[:space:]]//p' /proc/$hp/status)" 1
 expect_eq "its segment is not in the host's /dev/shm" "$(ls /dev/shm/mprof-1 /dev/shm/mprof-$hp 2> /dev/null)" ""
@@ -85,18 +92,10 @@ expect_eq "the program's output is unchanged" "$(cat "$TMP/pk.out")" ready
 # --window, --faults and --serve on a container's process by its host pid:
 # live_leaker leaks 1000 B a call in leak_here, every 10 ms.
 hook_prog lk "$TOP/test/progs/live_leaker.c"
-unshare --mount --pid --fork sh -c "mount -t tmpfs tmpfs /dev/shm && exec env LD_PRELOAD='$HOOK' '$TMP/lk' '$TMP/lstop' 300" \
-	> "$TMP/lk.out" 2>&1 &
-LUPID=$!
+boxed lk "'$TMP/lstop' 300"
+lp=$BP
+LUPID=$UPID
 trap 'touch "$TMP/stop" "$TMP/lstop"; kill $SRV 2> /dev/null; wait; rm -rf "$TMP"' EXIT
-lp=""
-n=0
-while [ $n -lt 200 ]; do
-	lp=$(pgrep -P "$LUPID" -x lk)
-	[ -n "$lp" ] && [ -e "/proc/$lp/root/dev/shm/mprof-1" ] && break
-	sleep 0.05
-	n=$((n + 1))
-done
 # leak_row FILE: "bytes objects" of leak_here's flat row, when bytes = 1000 x objects > 0.
 leak_row() {
 	"$MPROF" --top=flat --format=tsv "$@" 2> /dev/null |
