@@ -95,6 +95,8 @@ cp "$TMP/leaks" "$TMP/plus/c++leaks"
 keys clear Enter
 keys "cd '$TMP/plus' && '$MPROF' -- ./c++leaks; echo EXIT=\$?; cd '$TOP'" Enter
 check "c++leaks: its leak is on screen" "leak_malloc  hook_leaks.c"
+# q on a program still running asks first; wait for its end as above.
+wait_match "ended before its screen was up: its final profile|EXITED \(status 7\)"
 keys q
 check "c++leaks: q quits" "EXIT="
 expect_match "c++leaks: the profile is mprof.c++leaks.PID.pro, '+' kept" "$(ls "$TMP/plus" | grep '^mprof\.')" \
