@@ -45,12 +45,12 @@ static void window_say(const window_result *r, const window_opts *o, const char 
 	char a[32], i[32];
 	bytes_fmt(a, sizeof(a), (int64_t)ab);
 	bytes_fmt(i, sizeof(i), (int64_t)ib);
-	fprintf(stderr, "mprof-tui: window of %.1f s on process %d: %llu allocations (%s) from %zu stacks, "
-		"%llu of them (%s) still in use at its end%s%s\n", r->open_s, o->pid, (unsigned long long)ao, a,
-		r->p->samples.len, (unsigned long long)io, i, file ? "; written to " : "", file ? file : "");
+	fprintf(stderr, "mprof-tui: window of %.1f s on process %d: %llu allocation%s (%s) from %zu stack%s, "
+		"%llu of them (%s) still in use at its end%s%s\n", r->open_s, o->pid, (unsigned long long)ao,
+		ao == 1 ? "" : "s", a, r->p->samples.len, r->p->samples.len == 1 ? "" : "s", (unsigned long long)io, i, file ? "; written to " : "", file ? file : "");
 	if (r->odd)
-		fprintf(stderr, "mprof-tui: note: %zu stacks freed more in the window than they allocated in it "
-			"(the hook miscounted): left out\n", r->odd);
+		fprintf(stderr, "mprof-tui: note: %zu stack%s freed more in the window than they allocated in it "
+			"(the hook miscounted): left out\n", r->odd, r->odd == 1 ? "" : "s");
 	if (r->exited)
 		fprintf(stderr, "mprof-tui: process %d ended %.1f s into the %g s window: the profile holds what it "
 			"allocated until then\n", o->pid, r->open_s, o->seconds);

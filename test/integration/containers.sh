@@ -104,6 +104,8 @@ leak_row() {
 run_status "$MPROF" --window 1 "$lp" -o "$TMP/win.pro"
 expect_eq "--window 1 HOSTPID: exit 0" "$STATUS" 0
 expect_match "--window: leak_here's blocks of 1000 B made in the window" "$(leak_row "$TMP/win.pro")" "^1000 B x [0-9]+$"
+# live_leaker allocates from one stack: the summary counts it in the singular.
+expect_match "--window: its summary says 'from 1 stack,'" "$ERR" "allocations \\([^)]*\\) from 1 stack, "
 run_status "$MPROF" --faults "$lp" --duration 1 -o "$TMP/faults.pro"
 expect_eq "--faults HOSTPID --duration 1: exit 0" "$STATUS" 0
 expect_match "--faults: the pages leak_here touched, its stack resolved through the container's root to main" \
