@@ -80,8 +80,7 @@ static int mod_add(struct dl_phdr_info *info, size_t sz, void *arg)
 		return 0;
 	mod *m = &mods[nmods];
 	if (is_exe) {
-		ssize_t n = readlink("/proc/self/exe", m->path, sizeof(m->path) - 1);
-		m->path[n > 0 ? n : 0] = 0;
+		m->path[0] = 0;   /* from its mapping, once its code's address is known: below */
 	} else if (info->dlpi_name && info->dlpi_name[0] == '/') {
 		snprintf(m->path, sizeof(m->path), "%s", info->dlpi_name);
 	} else {
@@ -99,6 +98,8 @@ static int mod_add(struct dl_phdr_info *info, size_t sz, void *arg)
 	}
 	m->bias = info->dlpi_addr;
 	m->is_exe = is_exe;
+	if (is_exe && m->lo < m->hi)
+		procmaps_exe_path(m->lo, m->path, sizeof(m->path));
 	if (m->path[0] && m->lo < m->hi)
 		nmods++;
 	return 0;

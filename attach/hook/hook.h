@@ -458,6 +458,7 @@ int procmaps_each(int (*fn)(void *arg, const procmap *m), void *arg);
 int procmaps_prot(uint64_t addr);
 /* The absolute path of the file mapped at addr into out; 0, or -1 (none). */
 int procmaps_path(uint64_t addr, char *out, size_t len);
+int procmaps_exe_path(uint64_t addr, char *out, size_t len);
 /* A free page-aligned range of size bytes whose distance to every byte of
  * [lo, hi) is at most reach, the nearest; none at or above no_above (if
  * not 0) nor just below the stack; 0 if there is none. */

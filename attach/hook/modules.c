@@ -62,11 +62,7 @@ static int scan_one(struct dl_phdr_info *info, size_t sz, void *arg)
 	if (!name || !*name) {
 		if (!first)
 			return 0;   /* the vdso and other unnamed objects */
-		if (!exe_path[0]) {
-			ssize_t n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
-			exe_path[n > 0 ? n : 0] = 0;
-		}
-		name = exe_path;
+		name = exe_path;   /* known once its base is: below */
 	}
 	uint64_t lo = UINT64_MAX, hi = 0, off = 0;
 	char bid[SEG_MOD_BUILD_ID] = "";
@@ -87,6 +83,8 @@ static int scan_one(struct dl_phdr_info *info, size_t sz, void *arg)
 	if (lo == UINT64_MAX)
 		return 0;
 	uint64_t base = info->dlpi_addr + lo, size = hi - lo;
+	if (name == exe_path && !exe_path[0])
+		procmaps_exe_path(base, exe_path, sizeof(exe_path));
 	/* dlopen("./luaclib/x.so") leaves a relative name: the mapping's path is
 	 * absolute, so a dump read from any directory finds the file. */
 	static char abs_path[SEG_MOD_PATH];

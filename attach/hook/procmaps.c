@@ -102,6 +102,17 @@ int procmaps_path(uint64_t addr, char *out, size_t len)
 	return q.found ? 0 : -1;
 }
 
+/* The main program's file: the mapping at ADDR, not /proc/self/exe, which
+ * is ld.so when the program was started as "ld.so ./prog". */
+int procmaps_exe_path(uint64_t addr, char *out, size_t len)
+{
+	if (!procmaps_path(addr, out, len) && out[0] == '/')
+		return 0;
+	ssize_t n = readlink("/proc/self/exe", out, len - 1);
+	out[n > 0 ? n : 0] = 0;
+	return n > 0 ? 0 : -1;
+}
+
 typedef struct prot_q {
 	uint64_t addr;
 	int prot;
