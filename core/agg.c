@@ -116,6 +116,17 @@ void nodemap_free(prof_nodemap *m)
 	memset(m, 0, sizeof(*m));
 }
 
+int nodemap_stack_any(const prof_nodemap *m, const prof *p, uint32_t s, int (*hit)(const void *arg, uint32_t node),
+		      const void *arg)
+{
+	const uint32_t *fr = prof_stack_frames(p, s);
+	for (uint32_t d = 0; d < p->stacks.v[s].depth; d++)
+		for (uint32_t k = m->off[fr[d]]; k < m->off[fr[d] + 1]; k++)
+			if (hit(arg, m->nodes[k]))
+				return 1;
+	return 0;
+}
+
 int nodemap_by_address(prof_nodemap *m, const prof *p)
 {
 	char buf[32];

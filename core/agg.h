@@ -60,6 +60,9 @@ uint32_t nodemap_node(prof_nodemap *m, const char *name, uint8_t flags);
 int nodemap_push(prof_nodemap *m, uint32_t node);
 void nodemap_end_frame(prof_nodemap *m);
 void nodemap_free(prof_nodemap *m);
+/* Does stack s of p pass through a node for which hit(arg, node) is true? */
+int nodemap_stack_any(const prof_nodemap *m, const prof *p, uint32_t s, int (*hit)(const void *arg, uint32_t node),
+		      const void *arg);
 static inline const char *nodemap_name(const prof_nodemap *m, uint32_t node)
 {
 	return m->strs + m->name[node];

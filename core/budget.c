@@ -175,15 +175,9 @@ uint32_t budget_node(const prof_nodemap *m, const char *scope)
 	return UINT32_MAX;
 }
 
-/* Does stack s of p pass through node? */
-static int stack_has(const prof *p, const prof_nodemap *m, uint32_t s, uint32_t node)
+static int is_node(const void *arg, uint32_t node)
 {
-	const uint32_t *fr = prof_stack_frames(p, s);
-	for (uint32_t i = 0; i < p->stacks.v[s].depth; i++)
-		for (uint32_t k = m->off[fr[i]]; k < m->off[fr[i] + 1]; k++)
-			if (m->nodes[k] == node)
-				return 1;
-	return 0;
+	return node == *(const uint32_t *)arg;
 }
 
 static int holds(const budget_term *t, const budget_result *r)
@@ -219,7 +213,7 @@ int budget_measure(const budget_term *t, const prof *p, const prof_nodemap *m, c
 		return -1;
 	for (size_t i = 0; i < p->samples.len; i++) {
 		const prof_sample *s = &p->samples.v[i];
-		if (s->stack >= p->stacks.len || (node != UINT32_MAX && !stack_has(p, m, s->stack, node)))
+		if (s->stack >= p->stacks.len || (node != UINT32_MAX && !nodemap_stack_any(m, p, s->stack, is_node, &node)))
 			continue;
 		int64_t v[AGG_NMETRIC];
 		agg_sample_vals(s, v);

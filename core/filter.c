@@ -89,6 +89,11 @@ int filter_hide_map(prof_nodemap *dst, const prof_nodemap *src, const name_filte
 	return 0;
 }
 
+static int is_hit(const void *arg, uint32_t node)
+{
+	return ((const uint8_t *)arg)[node];
+}
+
 long filter_ignore(prof *p, const prof_nodemap *m, const name_filter *ign)
 {
 	uint8_t *hit = calloc(m->nnodes ? m->nnodes : 1, 1);
@@ -100,12 +105,7 @@ long filter_ignore(prof *p, const prof_nodemap *m, const name_filter *ign)
 	long dropped = 0;
 	for (size_t i = 0; i < p->samples.len; i++) {
 		const prof_sample *s = &p->samples.v[i];
-		const uint32_t *fr = prof_stack_frames(p, s->stack);
-		int drop = 0;
-		for (uint32_t d = 0; d < p->stacks.v[s->stack].depth && !drop; d++)
-			for (uint32_t j = m->off[fr[d]]; j < m->off[fr[d] + 1] && !drop; j++)
-				drop = hit[m->nodes[j]];
-		if (drop)
+		if (nodemap_stack_any(m, p, s->stack, is_hit, hit))
 			dropped++;
 		else
 			p->samples.v[k++] = *s;
