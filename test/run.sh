@@ -9,8 +9,10 @@ pass=0
 fail=0
 skip=0
 log=build/test-log
+start=$(date +%s)
 mkdir -p "$log"
-count() {  # name, output file, exit status
+count() {  # name, output file, exit status, script; $t0: when it started
+	secs=$(($(date +%s) - t0))
 	k=$(grep -c '^ok .*# SKIP' "$2")
 	p=$(($(grep -c '^ok ' "$2") - k))
 	f=$(grep -c '^not ok ' "$2")
@@ -35,10 +37,10 @@ count() {  # name, output file, exit status
 	skip=$((skip + k))
 	grep '^ok .*# SKIP' "$2" | sed "s/^ok - */SKIP $1: /"
 	if [ "$f" -ne 0 ]; then
-		echo "FAIL $1 ($p passed, $f failed):"
+		echo "FAIL $1 ($p passed, $f failed) in $secs s:"
 		grep -A3 '^not ok ' "$2" | sed 's/^/    /' | head -40
 	else
-		echo "PASS $1 ($p)"
+		echo "PASS $1 ($p) in $secs s"
 	fi
 }
 # TESTS="word ...": only the tests whose names contain one of the words
@@ -55,6 +57,7 @@ for t in "${B:-build}"/test/*; do
 	[ -x "$t" ] && [ -f "$t" ] || continue
 	n=$(basename "$t")
 	selected "$n" || continue
+	t0=$(date +%s)
 	CMOCKA_MESSAGE_OUTPUT=TAP timeout 300 "$t" > "$log/$n.out" 2>&1
 	count "$n" "$log/$n.out" $?
 done
@@ -62,6 +65,7 @@ for t in test/integration/*.sh; do
 	[ -f "$t" ] || continue
 	n=$(basename "$t" .sh)
 	selected "$n" || continue
+	t0=$(date +%s)
 	timeout 600 sh "$t" > "$log/$n.out" 2>&1
 	count "$n" "$log/$n.out" $? "$t"
 done
@@ -69,5 +73,6 @@ if [ -n "$only" ] && [ $((pass + fail + skip)) -eq 0 ]; then
 	echo "not ok - no test name contains a word of TESTS=$only"
 	fail=1
 fi
+echo "the tests took $(($(date +%s) - start)) s"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
