@@ -68,7 +68,7 @@ planted() {
 	n=0
 	while [ -z "$sp" ] && [ $n -lt 200 ]; do sp=$(pgrep -P "$SPID" -x sleep); sleep 0.05; n=$((n + 1)); done
 	run_status "$MPROF" --snapshot "$sp" -o "$TMP/planted.pro"
-	kill "$sp"
+	kill -KILL "$sp"   # the namespace's pid 1: SIGTERM has no handler there, so it is ignored
 	wait "$SPID"
 }
 planted "mount -t tmpfs tmpfs /dev && ln -s '$TMP/plant' /dev/shm"
