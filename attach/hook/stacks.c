@@ -88,10 +88,11 @@ uint32_t stacks_intern(seg_header *h, hook_thread *t, const uint64_t *pcs, uint3
 	return id;
 }
 
+/* Only on a new segment, whose slots are zero: clearing them would touch
+ * every page of the hash (a third of a fork's time in a shell loop). */
 void stacks_rehash(seg_header *h)
 {
 	uint32_t *slots = seg_region(h, SEG_R_HASH);
-	memset(slots, 0, h->hash_cap * sizeof(*slots));
 	uint64_t n = h->stack_count < h->stack_cap ? h->stack_count : h->stack_cap;
 	seg_stack *sts = seg_region(h, SEG_R_STACKS);
 	uint64_t mask = h->hash_cap - 1;
