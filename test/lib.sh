@@ -81,6 +81,18 @@ hook_prog() {
 	}
 }
 
+# faults_or_skip: a SKIP line and exit where the kernel forbids page-fault
+# events (perf_event_paranoid, seccomp, none); any other failure is the
+# test's.  STATUS and ERR are the probe's.
+faults_or_skip() {
+	run_status "$MPROF" --faults -o "$TMP/probe.pro" -- true
+	case "$ERR" in
+	*"page-fault events refused"*|*"no software page-fault events"*)
+		echo "ok - # SKIP the kernel forbids perf events here: $ERR"
+		exit 0 ;;
+	esac
+}
+
 # faults_go PROG OUT SECONDS PRO: PROG started with "wait" on the fifo
 # $TMP/go (its output in OUT, its pid first), mprof-tui --faults on it for
 # SECONDS into PRO (messages in PRO.err), PROG let go once it is sampled.

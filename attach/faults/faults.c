@@ -10,6 +10,7 @@
 #include "attach/faults/faults_int.h"
 #include "attach/proc/procfs.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <pwd.h>
 #include <signal.h>
@@ -36,7 +37,16 @@ faults *faults_new(int pid, prof_error *err)
 	f->ncpu = n > 0 ? (int)n : 1;
 	f->rings = calloc((size_t)f->ncpu, sizeof(*f->rings));
 	f->unw = stackunw_new(pid);
-	if (!f->rings || !f->unw || u64map_init(&f->ids, 64) || u64map_init(&f->tids, 64) || faults_prof_start(f)) {
+	const char *rep = getenv("MPROF_FAULTS_REPEATS");
+	f->repeat_off = rep && !strcmp(rep, "0");
+	if (pthread_mutex_init(&f->qlock, NULL)) {
+		free(f->rings);
+		stackunw_free(f->unw);
+		free(f);
+		prof_errorf(err, "out of memory");
+		return NULL;
+	}
+	if (!f->rings || !f->unw || faults_slots_new(f) || u64map_init(&f->ids, 64) || u64map_init(&f->tids, 64) || faults_prof_start(f)) {
 		faults_close(f);
 		prof_errorf(err, "out of memory");
 		return NULL;
@@ -74,6 +84,11 @@ int faults_attach(faults **out, int pid, prof_error *err)
 	}
 	/* After the events: a mapping made meanwhile is in a record or here. */
 	faults_maps_scan(f);
+	if (faults_drain_start(f)) {
+		prof_errorf(err, "pid %d: starting the thread that reads its events: %s", pid, strerror(errno));
+		faults_close(f);
+		return -1;
+	}
 	*out = f;
 	return 0;
 }
@@ -87,6 +102,7 @@ void faults_close(faults *f)
 		pthread_join(f->thread, NULL);
 		pthread_mutex_destroy(&f->lock);
 	}
+	faults_drain_stop(f);   /* before the rings it reads go */
 	for (int c = 0; f->rings && c < f->ncpu; c++)
 		if (f->rings[c].mp)
 			munmap(f->rings[c].mp, f->rings[c].size + (uint64_t)f->page_size);
@@ -99,6 +115,9 @@ void faults_close(faults *f)
 	free(f->scratch);
 	free(f->tails);
 	free(f->q);
+	free(f->work);
+	faults_slots_free(f);
+	pthread_mutex_destroy(&f->qlock);
 	u64map_free(&f->ids);
 	u64map_free(&f->tids);
 	u64map_free(&f->stack_of);
@@ -160,6 +179,9 @@ void faults_summary(const faults *f, const faults_stats *s, char *buf, size_t le
 				    s->minor_pages + s->major_pages, s->minor_pages, s->major_pages,
 				    (s->minor_pages + s->major_pages) * kib, s->held * kib, s->resident_reads, s->repeats,
 				    s->lost);
+	if (s->copies_shared && n < len)
+		n += (size_t)snprintf(buf + n, len - n, ", %" PRIu64 " queued without their stack copy (the thread's last again)",
+				      s->copies_shared);
 	if (s->pc_only && n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", %" PRIu64 " stacks not unwound past the pc", s->pc_only);
 	if (s->others && n < len)

@@ -20,6 +20,7 @@ typedef struct faults faults;
 
 typedef struct faults_stats {
 	uint64_t samples;        /* fault samples read */
+	uint64_t copies_shared;  /* samples queued without their stack copy: their thread's last one again */
 	uint64_t minor_pages;    /* pages made by a minor fault (allocated) */
 	uint64_t major_pages;    /* ... by a major fault (read from disk) */
 	uint64_t repeats;        /* faults on pages held already: given back and touched again, COW */
@@ -52,7 +53,7 @@ void faults_close(faults *f);
  * there are).  Returns the samples handled, or -1 when out of memory. */
 long faults_poll(faults *f, long max);
 /* Bytes the kernel wrote that faults_poll has not read yet. */
-uint64_t faults_backlog(const faults *f);
+uint64_t faults_backlog(faults *f);
 /* Whether the target has ended (our child is reaped: faults_status). */
 int faults_gone(faults *f);
 /* Our child's wait status once reaped, else -1. */

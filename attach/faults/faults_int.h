@@ -27,6 +27,18 @@
 #define FAULTS_RINGS_TOTAL ((size_t)512 << 20)
 #define FAULTS_READER_NICE (-10) /* the reader's priority, where it may raise it */
 #define FAULTS_QUEUE_MAX ((size_t)512 << 20)   /* bytes of samples waiting to be unwound */
+#define FAULTS_DRAIN_NS 1000000      /* the drainer's nap when the rings are empty */
+#define FAULTS_SLOTS 16              /* threads (by tid) whose last stack copy is kept for a repeat */
+/* A queued sample whose stack copy is its thread's last one: the record
+ * up to its registers, then u64 slot; the copy is not queued again. */
+#define FAULTS_REC_REPEAT 0x4d01
+
+/* The last stack copy of the threads whose tid falls in a slot. */
+typedef struct fslot {
+	int tid;                 /* 0: empty */
+	uint32_t len;
+	uint8_t *bytes;          /* FAULTS_STACK_USER bytes */
+} fslot;
 
 /* The x86-64 user registers the unwinder needs, in perf's numbering. */
 #define FAULTS_REGS_MASK                                                                                        \
@@ -69,6 +81,21 @@ struct faults {
 	uint64_t *tails, *heads; /* each ring's read and write positions, while draining */
 	uint8_t *scratch;        /* a record that wraps the ring's end */
 	size_t scratch_cap;
+	/* The drainer (faults_drain.c): rings -> queue on a thread of its own,
+	 * under qlock, which guards the queue, tails, scratch and in_* below. */
+	pthread_t drainer;
+	pthread_mutex_t qlock;
+	int draining;
+	volatile int drain_stop;
+	int repeat_off;          /* MPROF_FAULTS_REPEATS=0: every stack copy queued */
+	fslot in_slot[FAULTS_SLOTS];   /* the drainer's: last copy queued per slot */
+	fslot out_slot[FAULTS_SLOTS];  /* the unwinder's: the same, as it reads them */
+	uint64_t in_samples, in_others, in_repeats;   /* counted by the drainer */
+	uint8_t *work;           /* records taken out of the queue to handle */
+	size_t work_cap;
+	size_t work_len, work_meta;   /* bytes taken, of which the first are mappings and execs */
+	uint8_t *whole;          /* a repeat made whole again */
+	size_t whole_cap;
 	faults_stats st;
 	int64_t resident_next_ns;  /* the next pagemap reading (faults_resident_tick) */
 	int traced;              /* our child is ptrace-seized, stopped at its exit (faults_launch.c) */
@@ -101,6 +128,21 @@ void faults_resident_tick(faults *f);
 int faults_child_wait(faults *f);
 /* Kills our child and reaps it (past its exit stop), its status in *status. */
 void faults_child_kill(pid_t pid, int *status);
+/* faults_ring.c: the drainer started (0, or -1 with errno) and stopped;
+ * a record appended to the queue (0; 1: full, it stays in its ring; -1:
+ * ENOMEM), the caller holding qlock. */
+int faults_drain_start(faults *f);
+void faults_drain_stop(faults *f);
+int faults_queue_put(faults *f, const uint8_t *rec, size_t len);
+/* faults_repeat.c: the slots made and freed; a sample queued (as
+ * faults_queue_put), its stack copy once for its repeats; a queued sample
+ * made whole again, in queue order (NULL: ENOMEM or slots out of step);
+ * where a sample's stack copy is (0, or -1: none). */
+int faults_slots_new(faults *f);
+void faults_slots_free(faults *f);
+int faults_queue_sample(faults *f, const uint8_t *rec, size_t len);
+const uint8_t *faults_sample_whole(faults *f, const uint8_t *rec, size_t *len);
+int faults_sample_stack(const uint8_t *rec, size_t len, int *tid, size_t *at, size_t *n);
 /* faults_thread.c: the calling thread (the reader) ahead of ordinary work. */
 void faults_reader_boost(void);
 /* faults_maps.c: the mappings, from /proc/PID/maps and the records. */

@@ -46,6 +46,10 @@ int faults_launch(faults **out, char *const argv[], prof_error *err)
 	close(ex[1]);
 	faults *f = faults_new(pid, err);
 	int bad = !f || faults_open_thread(f, pid, 1, err) != 0;
+	if (!bad && faults_drain_start(f)) {
+		prof_errorf(err, "starting the thread that reads the events of %s: %s", argv[0], strerror(errno));
+		bad = 1;
+	}
 	/* Without the exit stop in use is the last reading's (a tracer here:
 	 * a debugger's own, or ptrace refused by a policy). */
 	if (!bad && ptrace(PTRACE_SEIZE, pid, 0, (void *)(long)PTRACE_O_TRACEEXIT) == 0)

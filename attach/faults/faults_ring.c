@@ -1,14 +1,17 @@
 /* faults_ring.c - the rings read with the kernel's head/tail protocol:
  * each record copied out (a record that wraps the ring's end made
  * contiguous) into a queue in the order of their times, other processes'
- * faults dropped as they are read, the queue handled a bounded number of samples at a time
- * after every mapping and exec queued before them (faults_poll), and the
- * bytes still to read (faults_backlog). */
+ * faults dropped as they are read, by a drainer thread of its own (the
+ * unwinder, waiting for a CPU or loading a module's CFI, must not leave
+ * the rings to overflow) and by faults_poll; the queue handled a bounded
+ * number of samples at a time after every mapping and exec queued before
+ * them (faults_poll), and the bytes still to read (faults_backlog). */
 #include "attach/faults/faults_int.h"
 #include "core/vec.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The record at pos of ring r, contiguous (copied when it wraps). */
 static const uint8_t *ring_rec(faults *f, fring *r, uint64_t pos, size_t *len)
@@ -74,13 +77,11 @@ static int sample_other(faults *f, const uint8_t *rec, size_t len)
 	memcpy(&pidtid, rec + sizeof(struct perf_event_header) + 16, 8);
 	if ((int)(uint32_t)pidtid == f->pid)
 		return 0;
-	f->st.others++;
+	f->in_others++;
 	return 1;
 }
 
-/* Appends a record to the queue; 1 when it is full (the record stays in
- * its ring), -1 when out of memory. */
-static int queue_put(faults *f, const uint8_t *rec, size_t len)
+int faults_queue_put(faults *f, const uint8_t *rec, size_t len)
 {
 	if (f->q_len - f->q_head + len > FAULTS_QUEUE_MAX)
 		return 1;
@@ -103,7 +104,7 @@ static int queue_put(faults *f, const uint8_t *rec, size_t len)
  * merged in the order of the samples' times (two faults on one page from
  * two CPUs: the later one holds it), so a burst of faults outruns the
  * unwinder only by the queue's size, not the rings'.  -1 when out of
- * memory. */
+ * memory.  The caller holds qlock. */
 static int drain(faults *f)
 {
 	if (!f->tails && !(f->tails = calloc(2 * (size_t)f->ncpu, sizeof(*f->tails))))
@@ -134,13 +135,13 @@ static int drain(faults *f)
 		}
 		int sample = ((const struct perf_event_header *)rec)->type == PERF_RECORD_SAMPLE;
 		if (!sample || !sample_other(f, rec, len)) {
-			int q = queue_put(f, rec, len);
+			int q = sample ? faults_queue_sample(f, rec, len) : faults_queue_put(f, rec, len);
 			if (q) {
 				rc = q < 0 ? -1 : 0;   /* full: the rest is read again later */
 				break;
 			}
 		}
-		f->st.samples += sample;
+		f->in_samples += sample;
 		f->tails[c] += len;
 	}
 	/* The kernel may reuse what we read only after this store. */
@@ -150,52 +151,152 @@ static int drain(faults *f)
 	return rc;
 }
 
-/* Handles at most max queued samples; returns how many, -1 on ENOMEM. */
-static long process(faults *f, long max)
+static int drain_locked(faults *f)
 {
-	/* First every queued mapping and exec, whichever ring it came from: a
-	 * sample in a library another CPU mapped finds its module. */
+	pthread_mutex_lock(&f->qlock);
+	int rc = drain(f);
+	f->st.samples = f->in_samples;
+	f->st.others = f->in_others;
+	f->st.copies_shared = f->in_repeats;
+	pthread_mutex_unlock(&f->qlock);
+	return rc;
+}
+
+static int is_sample(const struct perf_event_header *h)
+{
+	return h->type == PERF_RECORD_SAMPLE || h->type == FAULTS_REC_REPEAT;
+}
+
+/* Takes out of the queue, into f->work, every mapping and exec queued
+ * (work_meta bytes) then at most max samples: handled without qlock, the
+ * drainer goes on meanwhile.  0, or -1 on ENOMEM. */
+static int take(faults *f, long max)
+{
+	int rc = 0;
+	size_t w = 0;
+	pthread_mutex_lock(&f->qlock);
 	while (f->q_meta < f->q_len) {
 		const struct perf_event_header *h = (const void *)(f->q + f->q_meta);
-		if (h->type != PERF_RECORD_SAMPLE)
-			faults_on_meta(f, f->q + f->q_meta, h->size);
+		if (!is_sample(h)) {
+			if (vec_grow((void **)&f->work, &f->work_cap, w + h->size, 1)) {
+				rc = -1;
+				break;
+			}
+			memcpy(f->work + w, h, h->size);
+			w += h->size;
+		}
 		f->q_meta += h->size;
 	}
-	long done = 0;
-	while (f->q_head < f->q_meta && done < max) {
+	f->work_meta = w;
+	for (long n = 0; !rc && f->q_head < f->q_meta && n < max;) {
 		const struct perf_event_header *h = (const void *)(f->q + f->q_head);
-		if (h->type == PERF_RECORD_SAMPLE) {
-			if (faults_on_sample(f, f->q + f->q_head, h->size) < 0)
-				return -1;
-			done++;
+		if (is_sample(h)) {
+			if (vec_grow((void **)&f->work, &f->work_cap, w + h->size, 1)) {
+				rc = -1;
+				break;
+			}
+			memcpy(f->work + w, h, h->size);
+			w += h->size;
+			n++;
 		}
 		f->q_head += h->size;
 	}
 	if (f->q_head == f->q_len)
 		f->q_head = f->q_len = f->q_meta = 0;
+	pthread_mutex_unlock(&f->qlock);
+	f->work_len = w;
+	return rc;
+}
+
+/* Handles at most max queued samples; returns how many, -1 on ENOMEM. */
+static long process(faults *f, long max)
+{
+	/* First every queued mapping and exec, whichever ring it came from: a
+	 * sample in a library another CPU mapped finds its module. */
+	if (take(f, max))
+		return -1;
+	size_t at = 0;
+	for (; at < f->work_meta; at += ((const struct perf_event_header *)(f->work + at))->size)
+		faults_on_meta(f, f->work + at, ((const struct perf_event_header *)(f->work + at))->size);
+	long done = 0;
+	while (at < f->work_len) {
+		size_t len = ((const struct perf_event_header *)(f->work + at))->size;
+		size_t wl = len;
+		const uint8_t *rec = faults_sample_whole(f, f->work + at, &wl);
+		if (!rec || faults_on_sample(f, rec, wl) < 0)
+			return -1;
+		done++;
+		at += len;
+	}
 	return done;
+}
+
+static int queue_empty(faults *f)
+{
+	pthread_mutex_lock(&f->qlock);
+	int e = f->q_len == f->q_head;
+	pthread_mutex_unlock(&f->qlock);
+	return e;
 }
 
 long faults_poll(faults *f, long max)
 {
 	long done = 0;
 	for (;;) {
-		if (drain(f))
+		if (drain_locked(f))
 			return -1;
 		long n = process(f, max && max - done < 16 ? max - done : 16);   /* drained often: rings fill in milliseconds */
 		if (n < 0)
 			return -1;
 		done += n;
-		if (f->q_len == f->q_head && faults_backlog(f) == 0)
+		int empty = queue_empty(f);
+		if (empty && faults_backlog(f) == 0)
 			faults_resident_tick(f);   /* every fault so far counted: the reading matches them */
-		if (f->q_len == f->q_head || (max && done >= max))
+		if (empty || (max && done >= max))
 			return done;
 	}
 }
 
-uint64_t faults_backlog(const faults *f)
+static void *drainer(void *arg)
 {
+	faults *f = arg;
+	faults_reader_boost();
+	while (!__atomic_load_n(&f->drain_stop, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&f->qlock);
+		uint64_t had = f->in_samples + f->in_others;
+		drain(f);
+		int got = f->in_samples + f->in_others != had;
+		pthread_mutex_unlock(&f->qlock);
+		if (!got) {
+			struct timespec ts = { 0, FAULTS_DRAIN_NS };
+			nanosleep(&ts, NULL);
+		}
+	}
+	return NULL;
+}
+
+int faults_drain_start(faults *f)
+{
+	if (pthread_create(&f->drainer, NULL, drainer, f))
+		return -1;
+	f->draining = 1;
+	return 0;
+}
+
+void faults_drain_stop(faults *f)
+{
+	if (!f->draining)
+		return;
+	__atomic_store_n(&f->drain_stop, 1, __ATOMIC_RELEASE);
+	pthread_join(f->drainer, NULL);
+	f->draining = 0;
+}
+
+uint64_t faults_backlog(faults *f)
+{
+	pthread_mutex_lock(&f->qlock);
 	uint64_t n = f->q_len - f->q_head;
+	pthread_mutex_unlock(&f->qlock);
 	for (int c = 0; c < f->ncpu; c++)
 		if (f->rings[c].mp)
 			n += __atomic_load_n(&f->rings[c].mp->data_head, __ATOMIC_ACQUIRE) - f->rings[c].mp->data_tail;

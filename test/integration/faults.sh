@@ -13,14 +13,7 @@ cc -O2 -g -fomit-frame-pointer -pthread -o "$TMP/ft_nofp" "$TOP/test/progs/fault
 
 # Only a kernel that forbids perf events (paranoid, seccomp, no such
 # events) skips; any other failure is a failure.
-run_status "$MPROF" --faults -o "$TMP/probe.pro" -- true
-if [ "$STATUS" != 0 ]; then
-	case "$ERR" in
-	*"page-fault events refused"*|*"no software page-fault events"*)
-		echo "ok - # SKIP the kernel forbids perf events here: $ERR"
-		exit 0 ;;
-	esac
-fi
+faults_or_skip
 expect_eq "faults: a command runs and its profile is written" "$STATUS" 0
 
 MIB=1048576

@@ -9,12 +9,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 cc -O0 -g -fno-omit-frame-pointer -o "$TMP/gb" "$TOP/test/progs/faults_giveback.c" || { not_ok "build faults_giveback"; exit 0; }
-run_status "$MPROF" --faults -o "$TMP/probe.pro" -- true
-case "$ERR" in
-*"page-fault events refused"*|*"no software page-fault events"*)
-	echo "ok - # SKIP the kernel forbids perf events here: $ERR"
-	exit 0 ;;
-esac
+faults_or_skip
 
 MIB=1048576
 # under FILE METRIC CHAIN: bytes of METRIC (inuse, alloc) of the stacks holding CHAIN.
