@@ -179,6 +179,11 @@ void faults_summary(const faults *f, const faults_stats *s, char *buf, size_t le
 				    s->minor_pages + s->major_pages, s->minor_pages, s->major_pages,
 				    (s->minor_pages + s->major_pages) * kib, s->held * kib, s->resident_reads, s->repeats,
 				    s->lost);
+	if (s->lost && n < len)
+		n += (size_t)snprintf(buf + n, len - n,
+				      " (between %.3f and %.3f s after the first fault: a stack that faulted then may lack up to "
+				      "%" PRIu64 " pages, allocated and in use)",
+				      (double)s->lost_from_ns / 1e9, (double)s->lost_to_ns / 1e9, s->lost);
 	if (s->copies_shared && n < len)
 		n += (size_t)snprintf(buf + n, len - n, ", %" PRIu64 " queued without their stack copy (the thread's last again)",
 				      s->copies_shared);

@@ -26,6 +26,7 @@ typedef struct faults_stats {
 	uint64_t repeats;        /* faults on pages held already: given back and touched again, COW */
 	uint64_t held;           /* pages in use: resident at the last reading, or faulted since */
 	uint64_t lost;           /* samples the kernel dropped: the ring was full */
+	uint64_t lost_from_ns, lost_to_ns;   /* when, in ns after the first sample: the faults between are uncertain */
 	uint64_t pc_only;        /* stacks that could not be unwound past the pc */
 	uint64_t in_kernel;      /* faults the kernel took on the process's behalf (read(2) into it) */
 	uint64_t others;         /* samples of other processes, left out */

@@ -48,6 +48,7 @@ static void attr_fill(const faults *f, struct perf_event_attr *a, int kind, int 
 	a->inherit_thread = (unsigned)f->inherit_thread;
 	a->exclude_kernel = (unsigned)f->exclude_kernel;
 	a->exclude_hv = 1;
+	a->sample_id_all = 1;   /* a loss's record says when it ended */
 	/* The mappings and execs once per thread and CPU: on the minor event. */
 	a->mmap = a->mmap2 = a->comm = a->comm_exec = kind == 0;
 }

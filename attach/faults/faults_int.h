@@ -91,6 +91,9 @@ struct faults {
 	fslot in_slot[FAULTS_SLOTS];   /* the drainer's: last copy queued per slot */
 	fslot out_slot[FAULTS_SLOTS];  /* the unwinder's: the same, as it reads them */
 	uint64_t in_samples, in_others, in_repeats;   /* counted by the drainer */
+	uint64_t *last_t;        /* each ring's last sample's time (with tails) */
+	uint64_t first_t;        /* the first sample's time */
+	uint64_t in_lost_from, in_lost_to;   /* the losses' span, in sample times */
 	uint8_t *work;           /* records taken out of the queue to handle */
 	size_t work_cap;
 	size_t work_len, work_meta;   /* bytes taken, of which the first are mappings and execs */

@@ -81,6 +81,22 @@ static int sample_other(faults *f, const uint8_t *rec, size_t len)
 	return 1;
 }
 
+/* A loss on ring c: between that ring's last sample before it and the
+ * record's time (its sample_id, the last 24 bytes: TID, TIME,
+ * IDENTIFIER), as times after the first sample read. */
+static void lost_when(faults *f, int c, const uint8_t *rec, size_t len)
+{
+	uint64_t to;
+	if (((const struct perf_event_header *)rec)->type != PERF_RECORD_LOST || len < sizeof(struct perf_event_header) + 40)
+		return;
+	memcpy(&to, rec + len - 16, 8);
+	uint64_t from = f->last_t[c] ? f->last_t[c] : f->first_t;
+	if (!f->in_lost_to || from < f->in_lost_from)
+		f->in_lost_from = from;
+	if (to > f->in_lost_to)
+		f->in_lost_to = to;
+}
+
 int faults_queue_put(faults *f, const uint8_t *rec, size_t len)
 {
 	if (f->q_len - f->q_head + len > FAULTS_QUEUE_MAX)
@@ -107,9 +123,10 @@ int faults_queue_put(faults *f, const uint8_t *rec, size_t len)
  * memory.  The caller holds qlock. */
 static int drain(faults *f)
 {
-	if (!f->tails && !(f->tails = calloc(2 * (size_t)f->ncpu, sizeof(*f->tails))))
+	if (!f->tails && !(f->tails = calloc(3 * (size_t)f->ncpu, sizeof(*f->tails))))
 		return -1;
 	f->heads = f->tails + f->ncpu;
+	f->last_t = f->heads + f->ncpu;
 	for (int c = 0; c < f->ncpu; c++)
 		if (f->rings[c].mp) {
 			f->heads[c] = __atomic_load_n(&f->rings[c].mp->data_head, __ATOMIC_ACQUIRE);
@@ -134,6 +151,10 @@ static int drain(faults *f)
 			break;
 		}
 		int sample = ((const struct perf_event_header *)rec)->type == PERF_RECORD_SAMPLE;
+		if (sample)
+			f->last_t[c] = best;
+		else
+			lost_when(f, c, rec, len);
 		if (!sample || !sample_other(f, rec, len)) {
 			int q = sample ? faults_queue_sample(f, rec, len) : faults_queue_put(f, rec, len);
 			if (q) {
@@ -142,6 +163,8 @@ static int drain(faults *f)
 			}
 		}
 		f->in_samples += sample;
+		if (sample && !f->first_t)
+			f->first_t = best;
 		f->tails[c] += len;
 	}
 	/* The kernel may reuse what we read only after this store. */
@@ -158,6 +181,10 @@ static int drain_locked(faults *f)
 	f->st.samples = f->in_samples;
 	f->st.others = f->in_others;
 	f->st.copies_shared = f->in_repeats;
+	if (f->in_lost_to && f->first_t) {
+		f->st.lost_from_ns = f->in_lost_from > f->first_t ? f->in_lost_from - f->first_t : 0;
+		f->st.lost_to_ns = f->in_lost_to > f->first_t ? f->in_lost_to - f->first_t : 0;
+	}
 	pthread_mutex_unlock(&f->qlock);
 	return rc;
 }

@@ -85,7 +85,7 @@ int faults_run(const char *pid_arg, char *const argv[], double seconds, const ch
 			nanosleep(&ts, NULL);
 		}
 	}
-	char sum[700];
+	char sum[1000];
 	faults_summary(f, faults_get_stats(f), sum, sizeof(sum));
 	if (!rc && prof_save(faults_prof(f), out, PROF_FMT_NATIVE, &err)) {
 		fprintf(msg, "mprof-tui: %s\n", err.msg);
