@@ -44,3 +44,28 @@ if [ $have_perf = 1 ]; then
 else
 	echo "perf: not usable here (linux-perf, perf_event_paranoid)"
 fi
+
+# lost [RUNAS...]: faults_heavy 1024 under --faults beside two busy loops;
+# the samples lost, of how many, and the wall time.
+lost() {
+	sh -c 'while :; do :; done' & b1=$!
+	sh -c 'while :; do :; done' & b2=$!
+	/usr/bin/time -o "$TMP/time" -f '%e' "$@" "$MPROF" --faults -o "$TMP/g.pro" -- "$TMP/heavy" 1024 > /dev/null 2> "$TMP/g.err"
+	kill $b1 $b2
+	wait $b1 $b2 2> /dev/null
+	sed -n 's/.*: \([0-9]*\) page faults .*, \([0-9]*\) samples lost.*/\1 \2/p' "$TMP/g.err" |
+		awk -v t="$(tail -1 "$TMP/time")" '{ printf "%d of %d samples lost (%.2f %%), %.1f s   target: < 1 %%\n", $2, $1 + $2, 100 * $2 / ($1 + $2), t }'
+	grep -q 'samples lost' "$TMP/g.err" || sed 's/^/  /' "$TMP/g.err"
+}
+chmod 755 "$TMP"
+for i in 1 2 3; do
+	printf '1 GiB beside two busy loops, as %s: ' "$(id -un)"
+	lost
+	if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+		rm -f "$TMP/g.pro"
+		chmod 1777 "$TMP"
+		printf '1 GiB beside two busy loops, as uid 65534: '
+		lost setpriv --reuid=65534 --regid=65534 --clear-groups
+		chmod 755 "$TMP"
+	fi
+done
