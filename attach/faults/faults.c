@@ -179,7 +179,7 @@ void faults_summary(const faults *f, const faults_stats *s, char *buf, size_t le
 				    s->minor_pages + s->major_pages, s->minor_pages, s->major_pages,
 				    (s->minor_pages + s->major_pages) * kib, s->held * kib, s->resident_reads, s->repeats,
 				    s->lost);
-	if (s->lost && n < len)
+	if (s->lost && s->lost_to_ns && n < len)   /* a kernel without sample_id_all: when is not known */
 		n += (size_t)snprintf(buf + n, len - n,
 				      " (between %.3f and %.3f s after the first fault: a stack that faulted then may lack up to "
 				      "%" PRIu64 " pages, allocated and in use)",
