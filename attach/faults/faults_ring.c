@@ -103,7 +103,7 @@ int faults_queue_put(faults *f, const uint8_t *rec, size_t len)
 		return 1;
 	/* The handled part goes once it is half the queue: moving a large
 	 * backlog at every append would be quadratic. */
-	if (f->q_len + len > f->q_cap && f->q_head >= f->q_cap / 2) {
+	if (f->q_head && f->q_len + len > f->q_cap && f->q_head >= f->q_cap / 2) {
 		memmove(f->q, f->q + f->q_head, f->q_len - f->q_head);
 		f->q_len -= f->q_head;
 		f->q_meta -= f->q_head;
