@@ -34,9 +34,9 @@ for mode in every once; do
 done
 expect_eq "heavy: every copy queued with MPROF_FAULTS_REPEATS=0" "$shared_every" 0
 if [ "$shared_once" -ge 16000 ]; then
-	ok "heavy: $shared_once of the 16384 faults in fill queued without their stack copy"
+	ok "heavy: $shared_once samples queued without their stack copy (fill alone faults 16384 times)"
 else
-	not_ok "heavy: the faults in fill queued without their stack copy" "summary says $shared_once"
+	not_ok "heavy: samples queued without their stack copy (fill alone faults 16384 times)" "summary says $shared_once"
 fi
 expect_match "heavy: the one stack of fill, whole, with exactly 64 MiB" "$chain_once" "^\\[minor page faults\\];_start[^;]*;__libc_start_main[^;]*;__libc_start_call_main$DEEP$((64 * 1048576))\$"
 expect_eq "heavy: the same stacks and bytes with every copy queued" "$chain_once" "$chain_every"
