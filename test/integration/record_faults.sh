@@ -31,6 +31,18 @@ expect_kept() {
 	fi
 }
 
+# count_at_least FILE N: until rec_kill's count in FILE reaches N (60 s at
+# most): on a loaded machine its 1 ms sleeps last longer, and a kill on a
+# timer alone found too few blocks kept for the check's 500.
+count_at_least() {
+	i=0
+	while [ "$(tr -d ' ' < "$1" 2> /dev/null)" -lt "$2" ] 2> /dev/null || [ ! -s "$1" ]; do
+		[ $i -ge 1200 ] && break
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
 # SIGKILL after T seconds: rec_kill keeps a block about every millisecond
 # (never more than one a millisecond) and writes its count after each;
 # the blocks alive at the end of the recording are all of them but those
@@ -41,6 +53,7 @@ for t in 1.3 2.4; do
 	LD_PRELOAD=$HOOK MPROF_RECORD=$d "$TMP/kill" "$d.count" &
 	pid=$!
 	sleep "$t"
+	count_at_least "$d.count" 600
 	kill -KILL "$pid"
 	wait "$pid" 2> /dev/null
 	expect_kept "SIGKILL at $t s" "$d" "$d.count" 1
@@ -62,7 +75,10 @@ for i in $(seq 1 100); do [ -e /dev/shm/mprof-$pid ] && break; sleep 0.02; done
 sleep 0.2
 "$MPROF" --record "$TMP/ka" --attach "$pid" > /dev/null 2> "$TMP/ka.err" &
 rpid=$!
-sleep 1
+# Killed once the recorder has begun its recording and 600 more blocks are kept.
+i=0
+while [ -z "$(ls "$TMP/ka" 2> /dev/null)" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+count_at_least "$TMP/ka.count" $(($(tr -d ' ' < "$TMP/ka.count") + 600))
 kill -KILL "$pid"
 wait "$pid" 2> /dev/null
 wait "$rpid"
