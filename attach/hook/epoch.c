@@ -16,6 +16,7 @@
  * stack caches remain valid; a stack with no allocation since is left out
  * of every profile). */
 #include "attach/hook/hook.h"
+#include "attach/hook/sfilt.h"
 
 #include <string.h>
 #include <time.h>
@@ -42,6 +43,7 @@ void epoch_detached(seg_header *h)
 void epoch_begin(seg_header *h)
 {
 	live_clear();
+	sfilt_reset(__atomic_load_n(&sample_rate, __ATOMIC_ACQUIRE));
 	counters_clear(h, __atomic_load_n(&h->stack_count, __ATOMIC_ACQUIRE));
 	__atomic_store_n(&h->unknown_frees, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&h->dropped_stacks, 0, __ATOMIC_RELAXED);

@@ -7,6 +7,7 @@
  * nested call (from libunwind, dlsym, a signal handler inside the hook) go
  * straight to the real allocator. */
 #include "attach/hook/hook_hot.h"
+#include "attach/hook/sfilt.h"
 
 #include <errno.h>
 #include <string.h>
@@ -25,7 +26,9 @@
  * by the caller (busy set), and this finishes it. */
 static inline void alloc_due(void *p, size_t n, uint64_t fa)
 {
-	if (p && sample_take(&hook_th, n))
+	if (!p)   /* nothing allocated: the count as it was (countdown keeps it >= 0) */
+		hook_th.sample_left += countdown_bytes(n);
+	else if (sample_take(&hook_th, n))
 		hook_record_alloc(p, n, fa);
 	hook_leave();
 }
@@ -41,6 +44,11 @@ static __attribute__((noinline)) void *malloc_slow(size_t n, int skip, uint64_t 
 		alloc_due(p, n, fa);
 		return p;
 	}
+	if (NEED_REAL(real_malloc)) {   /* recording (alloc_skip's 1 or 0) implies it is known */
+		hook_init();
+		if (NEED_REAL(real_malloc))
+			return hook_arena_alloc(n, 16);
+	}
 	if (!hook_enter())
 		return real_malloc(n);
 	void *p = real_malloc(n);
@@ -51,21 +59,24 @@ static __attribute__((noinline)) void *malloc_slow(size_t n, int skip, uint64_t 
 
 EXPORT void *malloc(size_t n)
 {
-	if (NEED_REAL(real_malloc)) {
-		hook_init();
-		if (NEED_REAL(real_malloc))
-			return hook_arena_alloc(n, 16);
-	}
 	int skip = alloc_skip(n);
 	if (likely(skip > 0))
 		return real_malloc(n);
 	return malloc_slow(n, skip, FRAME);
 }
 
-/* The rest of free for a block the filter may hold, out of line so the
- * common path saves no registers. */
+/* The rest of free when sfilt.h's filter is off or its slot is set, out of
+ * line so the common path saves no registers. */
 static __attribute__((noinline)) void free_slow(void *p)
 {
+	if (!p || unlikely(hook_in_arena(p)))
+		return;
+	if (NEED_REAL(real_free))
+		return;
+	if (!free_maybe_live((uint64_t)(uintptr_t)p)) {   /* sampling never picked it */
+		real_free(p);
+		return;
+	}
 	if (hook_enter()) {
 		/* The allocator reads the block's header next: start that miss
 		 * now, so it overlaps with the live-table lookup. */
@@ -80,11 +91,10 @@ static __attribute__((noinline)) void free_slow(void *p)
 
 EXPORT void free(void *p)
 {
-	if (!p || unlikely(hook_in_arena(p)))
-		return;
-	if (NEED_REAL(real_free))
-		return;
-	if (!free_maybe_live((uint64_t)(uintptr_t)p)) {   /* sampling never picked it: the common case */
+	/* Sampling never picked it (the common case): the filter being on,
+	 * real_free is known; NULL goes to it too (a no-op for every allocator). */
+	uint64_t a = (uint64_t)(uintptr_t)p;
+	if (likely(sfilt_miss(a)) && likely(a - (uint64_t)(uintptr_t)hook_arena >= HOOK_ARENA_SIZE)) {
 		real_free(p);
 		return;
 	}
@@ -100,6 +110,14 @@ static __attribute__((noinline)) void *calloc_slow(size_t n, size_t m, size_t t,
 		alloc_due(p, t, fa);
 		return p;
 	}
+	if (NEED_REAL(real_calloc)) {
+		hook_init();
+		if (NEED_REAL(real_calloc)) {
+			if (__builtin_mul_overflow(n, m, &t))
+				return NULL;
+			return hook_arena_alloc(t, 16);   /* static memory is zero */
+		}
+	}
 	if (!hook_enter())
 		return real_calloc(n, m);
 	void *p = real_calloc(n, m);
@@ -110,15 +128,6 @@ static __attribute__((noinline)) void *calloc_slow(size_t n, size_t m, size_t t,
 
 EXPORT void *calloc(size_t n, size_t m)
 {
-	if (NEED_REAL(real_calloc)) {
-		hook_init();
-		if (NEED_REAL(real_calloc)) {
-			size_t t;
-			if (__builtin_mul_overflow(n, m, &t))
-				return NULL;
-			return hook_arena_alloc(t, 16);   /* static memory is zero */
-		}
-	}
 	size_t t;
 	int skip = __builtin_mul_overflow(n, m, &t) ? -1 : alloc_skip(t);
 	if (likely(skip > 0))

@@ -8,7 +8,7 @@
  * stacks.c interns it in the segment, live.c keeps the live pointers, ring.c
  * streams events, modules.c and elfsym.c name the code, dump.c writes .pro
  * files through core's writers, record.c and record_hook.c write
- * recordings, sample.c samples, got.c reaches callers through their GOT
+ * recordings, sample.c samples (sfilt.c: the filter free reads first), got.c reaches callers through their GOT
  * slots, resolve.c finds each entry's real function, arena.c serves the
  * calls made before it is known, segment_create.c makes the segment (and a
  * forked child's copy), dumpname.c names dumps, dumpon.c writes the

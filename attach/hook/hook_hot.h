@@ -78,10 +78,22 @@ void hook_busy_done(void);
 /* The countdown (sample.c), lowered by an allocation of n bytes: 1 while
  * it runs on.  A few ns: the thread's own count, in the cache line of th
  * every call reads.  sample_due: 1 when the allocation is to be recorded. */
+static inline int64_t countdown_bytes(uint64_t n)
+{
+	return (int64_t)(n < (uint64_t)INT64_MAX / 2 ? n : (uint64_t)INT64_MAX / 2);   /* no overflow */
+}
+
 static inline int countdown(uint64_t n)
 {
-	hook_th.sample_left -= (int64_t)(n < (uint64_t)INT64_MAX / 2 ? n : (uint64_t)INT64_MAX / 2);
-	return likely(hook_th.sample_left > 0);
+	/* sample_left >= 0 between calls (sample.c), so left - n > 0 is n < left
+	 * unsigned: one compare, and the clamp only on the way out. */
+	uint64_t left = (uint64_t)hook_th.sample_left;
+	if (likely(n < left)) {
+		hook_th.sample_left = (int64_t)(left - n);
+		return 1;
+	}
+	hook_th.sample_left -= countdown_bytes(n);
+	return 0;
 }
 
 static inline int sample_due(uint64_t n)

@@ -5,6 +5,7 @@
  * (hook_ext.c, entry_wrap.c): hook_begin/hook_end around a call, resizes,
  * notes of an allocation or a free. */
 #include "attach/hook/hook_hot.h"
+#include "attach/hook/sfilt.h"
 #include "core/heap_scale.h"
 
 /* Adds the block p of n bytes recorded at the rate of index ridx, weighted
@@ -80,8 +81,12 @@ __attribute__((noinline)) void hook_record_alloc(void *p, size_t n, uint64_t fa)
 	}
 	if (id == UINT32_MAX)
 		return;
+	if (ridx)   /* counted first: a fork never copies a block the filter misses */
+		sfilt_add((uint64_t)(uintptr_t)p);
 	int win = live_put((uint64_t)(uintptr_t)p | hook_th.tag, id, n, ridx, LIVE_NEW);
 	if (win < 0) {
+		if (ridx)
+			sfilt_del((uint64_t)(uintptr_t)p);
 		__atomic_fetch_add(&h->dropped_live, 1, __ATOMIC_RELAXED);
 		return;
 	}
@@ -111,6 +116,8 @@ int hook_record_free(void *p)
 			unknown_free(h);
 		return 0;
 	}
+	if (ridx)
+		sfilt_del((uint64_t)(uintptr_t)p);
 	if (unlikely(!hook_th.state))
 		hook_thread_setup();
 	count(id, 1, (uint64_t)(uintptr_t)p, n, ridx, win);
@@ -125,6 +132,8 @@ hook_resize_t hook_resize_begin(void *p)
 	hook_resize_t r = { p, hook_th.tag, UINT32_MAX, 0, 0, 0, 0 };
 	uint64_t key = (uint64_t)(uintptr_t)p | r.key;
 	r.known = p && live_maybe(key) && live_take(key, &r.id, &r.old, &r.ridx, &r.win);
+	if (r.known && r.ridx)
+		sfilt_del((uint64_t)(uintptr_t)p);
 	return r;
 }
 
@@ -133,8 +142,13 @@ void hook_resize_end(hook_resize_t *r, void *q, size_t n, int failed, uint64_t f
 	seg_header *h = hook_seg;
 	void *p = r->p;
 	if (failed) {
-		if (r->known)
-			live_put((uint64_t)(uintptr_t)p | r->key, r->id, r->old, r->ridx, r->win ? LIVE_NEW : LIVE_PLAIN);
+		if (r->known) {
+			if (r->ridx)
+				sfilt_add((uint64_t)(uintptr_t)p);
+			if (live_put((uint64_t)(uintptr_t)p | r->key, r->id, r->old, r->ridx,
+				     r->win ? LIVE_NEW : LIVE_PLAIN) < 0 && r->ridx)
+				sfilt_del((uint64_t)(uintptr_t)p);
+		}
 		return;
 	}
 	if (p && r->known) {

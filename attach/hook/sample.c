@@ -16,6 +16,7 @@
  * recorded at (live.c), so a free takes off exactly what its allocation
  * added. */
 #include "attach/hook/hook.h"
+#include "attach/hook/sfilt.h"
 
 #include <math.h>
 #include <sched.h>
@@ -79,6 +80,7 @@ static void rate_set(seg_header *h, uint64_t rate, int ridx)
 	/* Full capture looks every free up; sampling, or none, needs the filter. */
 	if ((rate != 0) != (__atomic_load_n(&live_filter_on, __ATOMIC_RELAXED) != 0))
 		live_filter(rate != 0);
+	sfilt_rate(rate);
 	cur_ridx = (uint32_t)ridx;
 	__atomic_store_n(&sample_rate, rate, __ATOMIC_RELEASE);
 	if (rate)
