@@ -25,6 +25,8 @@ int inj_module_bias(const session *s, const char *path, uint64_t vaddr0, uint64_
 
 const char *inj_file(const session *s, const char *path, char *buf, size_t cap)
 {
+	if (!buf || cap < 2)   /* never so; said for GCC, which under UBSan warned of a NULL buf */
+		return path;
 	for (size_t i = 0; i < s->nmaps; i++)
 		if (!strcmp(s->maps[i].path, path)) {   /* the very file mapped (root's right) */
 			snprintf(buf, cap, "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, s->pid, s->maps[i].lo, s->maps[i].hi);
