@@ -35,11 +35,12 @@ run_status() {
 	ERR=$(cat "$TMP/err")
 }
 
-# sumf FILE FUNC flat|cum: "bytes objects" summed over address rows whose
-# recorded name is in FUNC ("path(FUNC+0x..) [..]"). %.0f, not %d: mawk's
-# %d stops at 2^31 - 1.
+# sumf FILE FUNC flat|cum [OPTION]: "bytes objects" summed over address
+# rows whose recorded name is in FUNC ("path(FUNC+0x..) [..]"), of the
+# report with OPTION (--alloc: allocated). %.0f, not %d: mawk's %d stops
+# at 2^31 - 1.
 sumf() {
-	"$MPROF" --top=flat --format=tsv --no-symbols --granularity=address "$1" |
+	"$MPROF" --top=flat --format=tsv --no-symbols --granularity=address ${4:+"$4"} "$1" |
 	awk -F '\t' -v f="($2+" -v c="$3" 'NR > 1 && index($5, f) {
 		if (c == "flat") { b += $1; o += $2 } else { b += $3; o += $4 } }
 		END { printf "%.0f %.0f\n", b, o }'
