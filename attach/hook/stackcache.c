@@ -30,13 +30,10 @@ typedef struct sc_entry {
 	uint64_t pc0;           /* key: return address into the caller */
 	uint32_t id;            /* stack id in the segment */
 	uint32_t depth;         /* frames cached */
-	/* sc_frame fr[max] follow: a hit touches only its own depth's lines */
+	/* uint64_t pc[max], the return addresses, and slot[max], the stack
+	 * slots they were found in, follow: a hit reads only its own depth's
+	 * lines, and the check's loads stream through two arrays */
 } sc_entry;
-
-typedef struct sc_frame {
-	uint64_t pc;            /* return address */
-	uint64_t slot;          /* the stack slot it was found in */
-} sc_frame;
 
 struct scache {
 	uint64_t lo, hi;        /* the thread's own stack; lo == hi: none */
@@ -64,9 +61,14 @@ static inline sc_entry *entry_at(struct scache *c, uint64_t key)
 	return (sc_entry *)(c->entries + ((hash_mix64(key) >> 40) & (SC_ENTRIES - 1)) * c->entry_size);
 }
 
-static inline sc_frame *entry_frames(sc_entry *e)
+static inline uint64_t *entry_pcs(sc_entry *e)
 {
-	return (sc_frame *)(e + 1);
+	return (uint64_t *)(e + 1);
+}
+
+static inline uint64_t *entry_slots(struct scache *c, sc_entry *e)
+{
+	return (uint64_t *)(e + 1) + c->max;
 }
 
 static uint64_t hexnum(const char **s)
@@ -145,7 +147,7 @@ static void find_stack(struct scache *c, uint32_t tid)
 
 struct scache *scache_new(uint32_t tid)
 {
-	size_t esz = sizeof(sc_entry) + (size_t)sc_max_depth * sizeof(sc_frame);
+	size_t esz = sizeof(sc_entry) + (size_t)sc_max_depth * 2 * sizeof(uint64_t);
 	struct scache *c = hook_map(sizeof(struct scache) + SC_ENTRIES * esz);
 	if (!c)
 		return NULL;
@@ -169,6 +171,9 @@ void scache_clear(struct scache *c)
 		((sc_entry *)(c->entries + (size_t)i * c->entry_size))->cfa = 0;
 }
 
+/* The word in the thread's stack at a; volatile: the program changes it. */
+#define SLOT_AT(a) (*(const volatile uint64_t *)(uintptr_t)(a))
+
 uint32_t scache_lookup(struct scache *c, uint64_t fa)
 {
 	uint64_t cfa = fa + 16;
@@ -178,13 +183,15 @@ uint32_t scache_lookup(struct scache *c, uint64_t fa)
 	sc_entry *e = entry_at(c, cfa ^ pc0);
 	if (e->cfa != cfa || e->pc0 != pc0)
 		return UINT32_MAX;
-	const sc_frame *fr = entry_frames(e);
+	/* Frame 0 is the key; the others four a step: independent loads, one branch. */
+	const uint64_t *pc = entry_pcs(e) + 1, *sl = entry_slots(c, e) + 1, *end = sl + e->depth - 1;
 	uint64_t diff = 0;
-	for (uint32_t i = 1; i < e->depth; i++)
-		diff |= *(const volatile uint64_t *)(uintptr_t)fr[i].slot ^ fr[i].pc;
-	if (diff)
-		return UINT32_MAX;
-	return e->id;
+	for (; end - sl >= 4; sl += 4, pc += 4)
+		diff |= (SLOT_AT(sl[0]) ^ pc[0]) | (SLOT_AT(sl[1]) ^ pc[1]) | (SLOT_AT(sl[2]) ^ pc[2]) |
+			(SLOT_AT(sl[3]) ^ pc[3]);
+	for (; sl < end; sl++, pc++)
+		diff |= SLOT_AT(sl[0]) ^ pc[0];
+	return diff ? UINT32_MAX : e->id;
 }
 
 void scache_fill(struct scache *c, uint64_t fa, const uint64_t *pcs, const uint64_t *slots,
@@ -198,13 +205,15 @@ void scache_fill(struct scache *c, uint64_t fa, const uint64_t *pcs, const uint6
 		return;   /* the hook's entry frame is not the caller's callee */
 	sc_entry *e = entry_at(c, cfa ^ pcs[0]);
 	e->cfa = 0;
-	sc_frame *fr = entry_frames(e);
-	fr[0] = (sc_frame){ pcs[0], fa + 8 };
+	uint64_t *pc = entry_pcs(e), *sl = entry_slots(c, e);
+	pc[0] = pcs[0];
+	sl[0] = fa + 8;
 	if (slots) {   /* frame-pointer walk: the slots are known */
 		for (int i = 1; i < depth; i++) {
-			if (slots[i] <= fr[i - 1].slot || slots[i] + 8 > c->hi)
+			if (slots[i] <= sl[i - 1] || slots[i] + 8 > c->hi)
 				return;
-			fr[i] = (sc_frame){ pcs[i], slots[i] };
+			pc[i] = pcs[i];
+			sl[i] = slots[i];
 		}
 	} else {   /* libunwind: each return address is the first match above the last */
 		const uint64_t *p = ret + 1, *end = (const uint64_t *)(uintptr_t)c->hi;
@@ -213,7 +222,8 @@ void scache_fill(struct scache *c, uint64_t fa, const uint64_t *pcs, const uint6
 				p++;
 			if (p >= end)
 				return;
-			fr[i] = (sc_frame){ pcs[i], (uint64_t)(uintptr_t)p++ };
+			pc[i] = pcs[i];
+			sl[i] = (uint64_t)(uintptr_t)p++;
 		}
 	}
 	e->pc0 = pcs[0];
