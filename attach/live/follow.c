@@ -172,8 +172,18 @@ int follow_check_exit(follow *f)
 	if (f->exited)
 		return 1;
 	int gone = f->pid <= 0 || (f->child > 0 && f->child_status >= 0) ||
-		   __atomic_load_n(&f->m.h->state, __ATOMIC_ACQUIRE) == SEG_STATE_EXITED || proc_gone(f->pid) ||
-		   proc_has_hook(f->pid) == 0;   /* ran a new program: the hook is gone */
+		   __atomic_load_n(&f->m.h->state, __ATOMIC_ACQUIRE) == SEG_STATE_EXITED || proc_gone(f->pid);
+	if (!gone && proc_has_hook(f->pid) == 0) {
+		/* Ran a new program without the hook; or with it, still being
+		 * loaded by ld.so (then a new segment follows): gone only when the
+		 * hook stays away. */
+		int64_t now = follow_now_ns(f);
+		if (!f->nohook_ns)
+			f->nohook_ns = now;
+		gone = now - f->nohook_ns >= FOLLOW_NOHOOK_NS;
+	} else if (!gone) {
+		f->nohook_ns = 0;
+	}
 	if (gone) {
 		f->exit_mono_ns = follow_now_ns(f);
 		f->exited = 1;

@@ -5,6 +5,11 @@
 #ifndef MPROF_FOLLOW_H
 #define MPROF_FOLLOW_H
 
+/* How long a followed process's maps must lack the hook before it counts as
+ * gone (it ran a new program without it): an exec'd program with the hook
+ * preloaded lacks it until ld.so maps it, and a refresh can fall there. */
+#define FOLLOW_NOHOOK_NS 2000000000LL
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -48,6 +53,7 @@ typedef struct follow {
 	int64_t inuse_bytes, inuse_objs;   /* from the counters, last sync */
 	int exited;             /* the process is gone (state or /proc) */
 	int64_t exit_mono_ns;
+	int64_t nohook_ns;      /* when its maps were first seen without the hook (0: they have it) */
 	pid_t child;            /* > 0: our own child (-- CMD), reaped here */
 	int child_status;       /* wait status once reaped, -1 before */
 } follow;

@@ -13,14 +13,21 @@ cc -g -O1 -fno-omit-frame-pointer -o "$TMP/leaks" "$TOP/test/progs/hook_leaks.c"
 # The shim: helpers as pyenv's shim runs them, then it waits for the test
 # to have seen it on screen, then execs the real program (same pid).
 mkdir "$TMP/bin" "$TMP/run"
-cat > "$TMP/bin/app" << EOF
+# shim NAME GO [ENV=VALUE...]: $TMP/bin/NAME waits for the file GO, then
+# execs the leaker with those variables set.
+shim() {
+	n=$1 go=$2
+	shift 2
+	cat > "$TMP/bin/$n" << EOF
 #!/bin/sh
 here=\$(dirname "\$0")
 self=\$(readlink -f "\$0")
-while [ ! -e "$TMP/go" ]; do sleep 0.05; done
-exec "$TMP/leaker" "\$@"
+while [ ! -e "$go" ]; do sleep 0.05; done
+$* exec "$TMP/leaker" "\$@"
 EOF
-chmod +x "$TMP/bin/app"
+	chmod +x "$TMP/bin/$n"
+}
+shim app "$TMP/go"
 
 tmux_start 150 30 "$TMP/run"
 keys "'$MPROF' --interval 200 -- '$TMP/bin/app' '$TMP/stop' 60; echo EXIT=\$?" Enter
@@ -101,3 +108,23 @@ keys q
 check "c++leaks: q quits" "EXIT="
 expect_match "c++leaks: the profile is mprof.c++leaks.PID.pro, '+' kept" "$(ls "$TMP/plus" | grep '^mprof\.')" \
 	'^mprof\.c\+\+leaks\.[0-9]+\.pro$'
+
+# A program exec'd with the hook that ld.so is slow to load (an LD_AUDIT
+# library sleeping 1 s before the preloads): for that second its maps lack
+# the hook; the screen waits for its segment instead of calling it ended.
+if cc -shared -fPIC -o "$TMP/slow_audit.so" "$TOP/test/progs/slow_audit.c"; then
+	shim slow "$TMP/slowgo" "LD_AUDIT='$TMP/slow_audit.so'"
+	rm -f "$TMP/stop"
+	keys clear Enter
+	keys "cd '$TMP/run' && '$MPROF' --interval 200 -o '$TMP/slow.pro' -- '$TMP/bin/slow' '$TMP/stop' 60; echo EXIT=\$?; cd '$TOP'" Enter
+	check "slow loader: the screen opens on the wrapper" "granularity function  /bin/sh $TMP/bin/slow"
+	touch "$TMP/slowgo"
+	check "slow loader: after its exec, the screen follows the real program" "ran a new program (exec): following $TMP/leaker"
+	check "slow loader: the real program's leak shows" "leak_here"
+	touch "$TMP/stop"
+	check "slow loader: the real program's exit shows" "EXITED (status 0)" 100
+	keys q
+	check "slow loader: q quits" "EXIT=0"
+else
+	not_ok "build slow_audit.so"
+fi
