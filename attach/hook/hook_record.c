@@ -37,6 +37,19 @@ static inline void count(uint32_t id, int freed, uint64_t p, uint64_t n, uint32_
 	}
 }
 
+/* live_put of block p (key: p | tag), a sampled one (ridx) counted in
+ * sfilt.h's filter first, so a fork never copies a block the filter misses,
+ * and uncounted when the table has no room. */
+static inline int counted_put(void *p, uint64_t tag, uint32_t id, uint64_t n, uint32_t ridx, int how)
+{
+	if (ridx)
+		sfilt_add((uint64_t)(uintptr_t)p);
+	int win = live_put((uint64_t)(uintptr_t)p | tag, id, n, ridx, how);
+	if (win < 0 && ridx)
+		sfilt_del((uint64_t)(uintptr_t)p);
+	return win;
+}
+
 /* Calls recorded on a thread before it builds its stack cache: threads
  * that allocate a few times and leave never pay for one. */
 #define SC_WARMUP 64
@@ -81,12 +94,8 @@ __attribute__((noinline)) void hook_record_alloc(void *p, size_t n, uint64_t fa)
 	}
 	if (id == UINT32_MAX)
 		return;
-	if (ridx)   /* counted first: a fork never copies a block the filter misses */
-		sfilt_add((uint64_t)(uintptr_t)p);
-	int win = live_put((uint64_t)(uintptr_t)p | hook_th.tag, id, n, ridx, LIVE_NEW);
+	int win = counted_put(p, hook_th.tag, id, n, ridx, LIVE_NEW);
 	if (win < 0) {
-		if (ridx)
-			sfilt_del((uint64_t)(uintptr_t)p);
 		__atomic_fetch_add(&h->dropped_live, 1, __ATOMIC_RELAXED);
 		return;
 	}
@@ -143,11 +152,7 @@ void hook_resize_end(hook_resize_t *r, void *q, size_t n, int failed, uint64_t f
 	void *p = r->p;
 	if (failed) {
 		if (r->known) {
-			if (r->ridx)
-				sfilt_add((uint64_t)(uintptr_t)p);
-			if (live_put((uint64_t)(uintptr_t)p | r->key, r->id, r->old, r->ridx,
-				     r->win ? LIVE_NEW : LIVE_PLAIN) < 0 && r->ridx)
-				sfilt_del((uint64_t)(uintptr_t)p);
+			counted_put(p, r->key, r->id, r->old, r->ridx, r->win ? LIVE_NEW : LIVE_PLAIN);
 		}
 		return;
 	}
