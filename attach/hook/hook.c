@@ -93,8 +93,7 @@ EXPORT void free(void *p)
 {
 	/* Sampling never picked it (the common case): the filter being on,
 	 * real_free is known; NULL goes to it too (a no-op for every allocator). */
-	uint64_t a = (uint64_t)(uintptr_t)p;
-	if (likely(sfilt_miss(a)) && likely(a - (uint64_t)(uintptr_t)hook_arena >= HOOK_ARENA_SIZE)) {
+	if (likely(sfilt_miss((uint64_t)(uintptr_t)p)) && likely(!hook_in_arena(p))) {
 		real_free(p);
 		return;
 	}

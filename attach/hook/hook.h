@@ -241,7 +241,8 @@ void *hook_arena_alloc(size_t n, size_t align);
 size_t hook_arena_size(const void *p);
 static inline int hook_in_arena(const void *p)
 {
-	return (const char *)p >= hook_arena && (const char *)p < hook_arena + HOOK_ARENA_SIZE;
+	/* One unsigned compare: below the arena wraps to far above it. */
+	return (uintptr_t)p - (uintptr_t)hook_arena < HOOK_ARENA_SIZE;
 }
 
 /* dumpname.c: the program's name for dump names; returns 1 when the
