@@ -194,6 +194,16 @@ static int is_sample(const struct perf_event_header *h)
 	return h->type == PERF_RECORD_SAMPLE || h->type == FAULTS_REC_REPEAT;
 }
 
+/* Appends the queued record h to f->work at *w: 0, or -1 on ENOMEM. */
+static int work_add(faults *f, size_t *w, const struct perf_event_header *h)
+{
+	if (vec_grow((void **)&f->work, &f->work_cap, *w + h->size, 1))
+		return -1;
+	memcpy(f->work + *w, h, h->size);
+	*w += h->size;
+	return 0;
+}
+
 /* Takes out of the queue, into f->work, every mapping and exec queued
  * (work_meta bytes) then at most max samples: handled without qlock, the
  * drainer goes on meanwhile.  0, or -1 on ENOMEM. */
@@ -204,26 +214,16 @@ static int take(faults *f, long max)
 	pthread_mutex_lock(&f->qlock);
 	while (f->q_meta < f->q_len) {
 		const struct perf_event_header *h = (const void *)(f->q + f->q_meta);
-		if (!is_sample(h)) {
-			if (vec_grow((void **)&f->work, &f->work_cap, w + h->size, 1)) {
-				rc = -1;
-				break;
-			}
-			memcpy(f->work + w, h, h->size);
-			w += h->size;
-		}
+		if (!is_sample(h) && (rc = work_add(f, &w, h)))
+			break;
 		f->q_meta += h->size;
 	}
 	f->work_meta = w;
 	for (long n = 0; !rc && f->q_head < f->q_meta && n < max;) {
 		const struct perf_event_header *h = (const void *)(f->q + f->q_head);
 		if (is_sample(h)) {
-			if (vec_grow((void **)&f->work, &f->work_cap, w + h->size, 1)) {
-				rc = -1;
+			if ((rc = work_add(f, &w, h)))
 				break;
-			}
-			memcpy(f->work + w, h, h->size);
-			w += h->size;
 			n++;
 		}
 		f->q_head += h->size;
